@@ -1,0 +1,41 @@
+//! Subcommands. Each module parses nothing itself: clap does, from the structs below.
+
+mod perft;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "boardwatch", version, about = "Watch a checkers board through a camera and write down the game")]
+pub struct Cli {
+    /// More diagnostics on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Count the leaves of the legal move tree (checks and times the rules engine).
+    Perft(perft::PerftArgs),
+}
+
+pub fn init_tracing(verbose: u8) {
+    use tracing_subscriber::EnvFilter;
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+}
+
+pub fn run(command: Command) -> anyhow::Result<ExitCode> {
+    match command {
+        Command::Perft(args) => perft::run(args),
+    }
+}

@@ -40,7 +40,7 @@ corpus: build
 	BOARDWATCH_SHARED=$(SHARED) $(CARGO) test --locked -- --ignored --test-threads=1
 
 bench: build
-	$(BIN) bench perft
+	$(CARGO) bench --locked --bench perft
 
 clean:
 	$(CARGO) clean

@@ -11,6 +11,7 @@ pub mod bitboard;
 pub mod fen;
 pub mod movegen;
 pub mod notation;
+pub mod pdn;
 pub mod perft;
 pub mod position;
 pub mod rules;

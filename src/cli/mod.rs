@@ -1,5 +1,6 @@
 //! Subcommands. Each module parses nothing itself: clap does, from the structs below.
 
+mod pdn;
 mod perft;
 
 use std::process::ExitCode;
@@ -20,6 +21,9 @@ pub struct Cli {
 pub enum Command {
     /// Count the leaves of the legal move tree (checks and times the rules engine).
     Perft(perft::PerftArgs),
+    /// Read, check and print PDN game records.
+    #[command(subcommand)]
+    Pdn(pdn::PdnCommand),
 }
 
 pub fn init_tracing(verbose: u8) {
@@ -37,5 +41,6 @@ pub fn init_tracing(verbose: u8) {
 pub fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Perft(args) => perft::run(args),
+        Command::Pdn(command) => pdn::run(command),
     }
 }

@@ -1,5 +1,6 @@
 //! Subcommands. Each module parses nothing itself: clap does, from the structs below.
 
+mod detect;
 mod pdn;
 mod perft;
 
@@ -21,6 +22,8 @@ pub struct Cli {
 pub enum Command {
     /// Count the leaves of the legal move tree (checks and times the rules engine).
     Perft(perft::PerftArgs),
+    /// Read the board in still images: corners, squares, orientation.
+    Detect(detect::DetectArgs),
     /// Read, check and print PDN game records.
     #[command(subcommand)]
     Pdn(pdn::PdnCommand),
@@ -42,5 +45,6 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Perft(args) => perft::run(args),
         Command::Pdn(command) => pdn::run(command),
+        Command::Detect(args) => detect::run(args),
     }
 }

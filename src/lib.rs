@@ -5,3 +5,4 @@
 
 pub mod draughts;
 pub mod vision;
+pub mod publish;

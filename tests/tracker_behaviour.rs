@@ -28,7 +28,18 @@ fn texts(events: &[boardwatch::tracker::Event]) -> Vec<String> {
 #[test]
 fn a_king_slid_on_before_the_answer_corrects_the_move() {
     // Pool: the blue king on 1 goes down the long diagonal; the player stops on 10, then slides on to 19.
-    let start = Board::from_rows([".B......", "........", "........", "........", "........", "........", "........", "w......."]);
+    let start = Board::picture(
+        "
+        .B......
+        ........
+        ........
+        ........
+        ........
+        ........
+        ........
+        w.......
+        ",
+    );
     let mut t = tracker(Variant::Pool, KingStyle::Visible);
     start_at(&mut t, &start, Color::Black);
     let mut b = start.clone();
@@ -53,7 +64,18 @@ fn a_king_slid_on_before_the_answer_corrects_the_move() {
 
 #[test]
 fn stacked_kings_are_crowned_by_the_tracker() {
-    let start = Board::from_rows(["........", "........", "........", "........", "........", "......w.", "...b....", "........"]);
+    let start = Board::picture(
+        "
+        ........
+        ........
+        ........
+        ........
+        ........
+        ......w.
+        ...b....
+        ........
+        ",
+    );
     let mut t = tracker(Variant::Pool, KingStyle::Stacked);
     start_at(&mut t, &start, Color::Black);
     let mut b = start.clone();
@@ -72,7 +94,18 @@ fn stacked_kings_are_crowned_by_the_tracker() {
 
 #[test]
 fn capturing_the_last_piece_ends_the_game() {
-    let start = Board::from_rows(["........", "........", "...b....", "....w...", "........", "........", "........", "........"]);
+    let start = Board::picture(
+        "
+        ........
+        ........
+        ...b....
+        ....w...
+        ........
+        ........
+        ........
+        ........
+        ",
+    );
     let mut t = tracker(Variant::Pool, KingStyle::Visible);
     start_at(&mut t, &start, Color::Black);
     let mut b = start.clone();
@@ -200,7 +233,9 @@ fn majority_rule_refuses_the_shorter_capture() {
     t.set_start_position(pos);
     // Any single capture that is not the start of the double one: an obligatory-capture error.
     let all = legal_moves(&pos, &Variant::Pool.rules());
-    let single = all.iter().find(|m| m.capture_count() == 1 && !legal.iter().any(|l| l.path()[1] == m.path()[1] && l.from == m.from));
+    let single = all
+        .iter()
+        .find(|m| m.capture_count() == 1 && !legal.iter().any(|l| l.path()[1] == m.path()[1] && l.from == m.from));
     let Some(single) = single else { panic!("no single capture in {all:?}") };
     let after = pos.play(single);
     let err = t.observe(&Observation::of_position(&after, 0, &rules));
@@ -215,7 +250,18 @@ fn majority_rule_refuses_the_shorter_capture() {
 fn a_half_seen_capture_is_recorded_when_the_answer_shows_it() {
     // The red man jumps and is seen on its landing with the yellow man still there; the camera then
     // sees only the finished answer.
-    let start = Board::from_rows(["........", "........", "...b....", "....w...", "........", "........", ".....w..", "........"]);
+    let start = Board::picture(
+        "
+        ........
+        ........
+        ...b....
+        ....w...
+        ........
+        ........
+        .....w..
+        ........
+        ",
+    );
     let mut t = tracker(Variant::Pool, KingStyle::Visible);
     start_at(&mut t, &start, Color::Black);
     let mut b = start.clone();
@@ -239,4 +285,70 @@ fn back_during_an_error_judges_the_next_board_afresh() {
     assert!(!t.is_holding());
     // The same wrong board, judged again, is an error again.
     assert_eq!(t.observe(&b.obs())[0].error, Some(ErrorKind::InvalidMove));
+}
+
+#[test]
+fn russian_man_crowned_mid_capture_may_be_swapped_at_once() {
+    // White's man on b6 takes c7, is crowned on d8 and takes f6 on as a king. The player puts the
+    // king piece down on d8 straight away.
+    let rules = Variant::Russian.rules();
+    let pos = parse_fen("W:Wb6:Bc7,f6,h8", &rules).unwrap();
+    let legal = legal_moves(&pos, &rules);
+    assert!(legal.iter().all(|m| m.capture_count() == 2 && m.crowns), "{legal:?}");
+    let mut t = tracker(Variant::Russian, KingStyle::Visible);
+    t.set_start_position(pos);
+    let start = Board::picture(
+        "
+        .......b
+        ..b.....
+        .w...b..
+        ........
+        ........
+        ........
+        ........
+        ........
+        ",
+    );
+    let mut b = start.clone();
+    b.slide((2, 1), (0, 3)).set(0, 3, 'W');
+    let step = t.observe(&b.obs());
+    assert_eq!(texts(&step), ["OK: Player2- Capture success"]);
+    assert_eq!(step[0].kind, EventKind::CaptureStep);
+    b.slide((0, 3), (3, 6));
+    assert!(t.observe(&b.obs()).is_empty());
+    b.set(1, 2, '.').set(2, 5, '.');
+    let done = t.observe(&b.obs());
+    assert_eq!(texts(&done), ["OK: Player2- Capture success", "OK: Player2- Changed pawn to dame"]);
+    assert_eq!(done[0].mv.as_deref(), Some("b6:g5"));
+}
+
+#[test]
+fn a_game_ending_stop_can_still_be_corrected() {
+    // The blue king stops on [5][6], leaving yellow without a move; then slides on to [4][7].
+    let start = Board::picture(
+        "
+        ........
+        ........
+        ........
+        ........
+        .....b..
+        ..b.....
+        .b.....w
+        w...B...
+        ",
+    );
+    let mut t = tracker(Variant::Pool, KingStyle::Visible);
+    start_at(&mut t, &start, Color::Black);
+    let mut b = start.clone();
+    b.slide((7, 4), (5, 6));
+    assert_eq!(texts(&t.observe(&b.obs())), ["OK: Player1- Move Success", "Game over: Player1 wins"]);
+    let mut cleared = b.clone();
+    cleared.set(4, 5, '.');
+    assert!(t.observe(&cleared.obs()).is_empty(), "after the end only a correction counts");
+    b.slide((5, 6), (4, 7));
+    assert_eq!(texts(&t.observe(&b.obs())), ["OK: Player1- Move corrected"]);
+    assert_eq!(t.record().unwrap().result, None);
+    b.slide((6, 7), (5, 6));
+    assert_eq!(texts(&t.observe(&b.obs())), ["OK: Player2- Move Success"]);
+    assert_eq!(t.record().unwrap().move_texts(), ["31-20", "28-24"]);
 }

@@ -57,10 +57,7 @@ fn invalid_move() {
     // Yellow's man leaps two squares over nothing.
     b.slide((5, 2), (3, 4));
     events.extend(play(&mut t, &[after_black.clone(), b.clone()]));
-    assert_eq!(
-        lines(&events),
-        ["1: Init Ready", "2: OK: Player1- Move Success", "3: Error: Player2- Invalid move"]
-    );
+    assert_eq!(lines(&events), ["1: Init Ready", "2: OK: Player1- Move Success", "3: Error: Player2- Invalid move"]);
     let err = &events[2];
     assert_eq!(err.error, Some(ErrorKind::InvalidMove));
     assert_eq!(err.changed, ["[3][4]", "[5][2]"]);
@@ -133,16 +130,18 @@ fn log_window_of_the_test_application() {
 
 /// Red man on [2][3] next to a yellow man on [3][4], [4][5] free behind it.
 fn capture_board() -> Board {
-    Board::from_rows([
-        ".b......", //
-        "........",
-        "...b....",
-        "....w...",
-        "........",
-        "........",
-        "........",
-        "w.......",
-    ])
+    Board::picture(
+        "
+        .b......
+        ........
+        ...b....
+        ....w...
+        ........
+        ........
+        ........
+        w.......
+        ",
+    )
 }
 
 #[test]
@@ -181,16 +180,18 @@ fn skipped_capture_is_an_error_until_the_board_is_restored() {
 #[test]
 fn multiple_captures_are_logged_once_per_jump_and_the_turn_stays() {
     // Three jumps by the same red man; each is logged, and the player does not change until the end.
-    let start = Board::from_rows([
-        ".b......", //
-        "..w.....",
-        "........",
-        "....w...",
-        "........",
-        "......w.",
-        "........",
-        "w.......",
-    ]);
+    let start = Board::picture(
+        "
+        .b......
+        ..w.....
+        ........
+        ....w...
+        ........
+        ......w.
+        ........
+        w.......
+        ",
+    );
     let mut t = seed_tracker();
     let mut events = set_as_init(&mut t, &start);
     let mut b = start.clone();
@@ -223,16 +224,18 @@ fn multiple_captures_are_logged_once_per_jump_and_the_turn_stays() {
 fn changed_pawn_to_dame() {
     // "9: OK: Player1- Changed pawn to dame / 8: OK: Player1- Move Success /
     //  7: OK: Player2- Move Success / 6: OK: Player1- Move Success"
-    let start = Board::from_rows([
-        "........", //
-        "........",
-        "........",
-        "b.......",
-        "........",
-        "........",
-        "........",
-        "......w.",
-    ]);
+    let start = Board::picture(
+        "
+        ........
+        ........
+        ........
+        b.......
+        ........
+        ........
+        ........
+        ......w.
+        ",
+    );
     let mut t = seed_tracker();
     let mut events = set_as_init(&mut t, &start);
     let mut b = start.clone();
@@ -270,16 +273,18 @@ fn changed_pawn_to_dame() {
 #[test]
 fn failed_change_pawn_to_dame() {
     // "3: Error: Player1- Failed Change pawn to dame / 2: OK: Player1- Move Success / 1: Init Ready"
-    let start = Board::from_rows([
-        "........", //
-        "........",
-        "........",
-        "........",
-        "........",
-        "......w.",
-        ".b......",
-        "........",
-    ]);
+    let start = Board::picture(
+        "
+        ........
+        ........
+        ........
+        ........
+        ........
+        ......w.
+        .b......
+        ........
+        ",
+    );
     let mut t = seed_tracker();
     let mut events = set_as_init(&mut t, &start);
     let mut b = start.clone();
@@ -300,10 +305,7 @@ fn failed_change_pawn_to_dame() {
     let mut reply = crowned.clone();
     reply.slide((5, 6), (4, 5));
     let more = play(&mut t, &[arrived, crowned, reply]);
-    assert_eq!(
-        lines(&more),
-        ["4: Now is OK", "5: OK: Player1- Changed pawn to dame", "6: OK: Player2- Move Success"]
-    );
+    assert_eq!(lines(&more), ["4: Now is OK", "5: OK: Player1- Changed pawn to dame", "6: OK: Player2- Move Success"]);
     assert_eq!(t.record().unwrap().move_texts(), ["25-29", "24-19"]);
 }
 

@@ -1,6 +1,7 @@
 //! Subcommands. Each module parses nothing itself: clap does, from the structs below.
 
 mod perft;
+mod track;
 
 use std::process::ExitCode;
 
@@ -20,6 +21,9 @@ pub struct Cli {
 pub enum Command {
     /// Count the leaves of the legal move tree (checks and times the rules engine).
     Perft(perft::PerftArgs),
+    /// Follow a game from observed board states (JSON lines): validated moves out, as the seed's
+    /// referee logic would log them, and the game as PDN.
+    Track(track::TrackArgs),
 }
 
 pub fn init_tracing(verbose: u8) {
@@ -37,5 +41,6 @@ pub fn init_tracing(verbose: u8) {
 pub fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Perft(args) => perft::run(args),
+        Command::Track(args) => track::run(args),
     }
 }

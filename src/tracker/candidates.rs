@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use crate::draughts::bitboard::{bit, Square, Squares, DARK};
 use crate::draughts::movegen::{generate, legal_moves, Duplicates, Move, MoveList};
 use crate::draughts::position::{Color, Position};
-use crate::draughts::rules::Rules;
+use crate::draughts::rules::{PromotionInCapture, Rules};
 
 use super::observation::SquareClass;
 use super::KingStyle;
@@ -196,10 +196,16 @@ pub struct Situation<'a> {
 /// How a state relates to one move.
 #[derive(Clone, Debug, PartialEq)]
 pub enum MoveState {
-    Partial { step: u8, path: Vec<Square>, captured: Vec<Square> },
+    Partial {
+        step: u8,
+        path: Vec<Square>,
+        captured: Vec<Square>,
+    },
     /// The move is complete; `swapped`: a crowning man is shown as a king (always true when kings
     /// are stacked, where the tracker crowns by itself).
-    Complete { swapped: bool },
+    Complete {
+        swapped: bool,
+    },
 }
 
 /// Capture sequences longer than this enumerate only removals in jump order, not every subset.
@@ -208,7 +214,14 @@ const ALL_SUBSETS_UP_TO: usize = 8;
 const MAX_PENDING_FOR_ANSWERS: usize = 4;
 
 /// The looks of `m` (one of `paths`, all the ways of playing it) being made from `pos`.
-pub fn move_states(pos: &Position, hidden: u64, m: &Move, paths: &[Move], kings: KingStyle) -> Vec<(Look, MoveState)> {
+pub fn move_states(
+    pos: &Position,
+    hidden: u64,
+    m: &Move,
+    paths: &[Move],
+    rules: &Rules,
+    kings: KingStyle,
+) -> Vec<(Look, MoveState)> {
     let base = Look::of(pos, hidden);
     let mover = base.class_at(m.from);
     let mut lifted = base;
@@ -248,11 +261,17 @@ pub fn move_states(pos: &Position, hidden: u64, m: &Move, paths: &[Move], kings:
         let path = p.path();
         let victims = p.captured_in_order();
         let k = victims.len();
-        let subsets: Vec<u32> = if k <= ALL_SUBSETS_UP_TO {
-            (0..1u32 << k).collect()
-        } else {
-            (0..=k).map(|j| (1u32 << j) - 1).collect()
-        };
+        // Where a crowning man becomes a king on this path: the first landing on the last row
+        // when it crowns and captures on (Russian), else the end.
+        let crowned_from = (m.crowns && kings == KingStyle::Visible && mover != crowned).then(|| {
+            let first_on_last_row = path.iter().position(|&sq| sq / 8 == pos.to_move.promotion_row()).unwrap_or(k);
+            match rules.promotion_in_capture {
+                PromotionInCapture::CrownAndContinue => first_on_last_row,
+                _ => k,
+            }
+        });
+        let subsets: Vec<u32> =
+            if k <= ALL_SUBSETS_UP_TO { (0..1u32 << k).collect() } else { (0..=k).map(|j| (1u32 << j) - 1).collect() };
         for subset in subsets {
             let mut removed = lifted;
             for (j, &v) in victims.iter().enumerate() {
@@ -263,20 +282,50 @@ pub fn move_states(pos: &Position, hidden: u64, m: &Move, paths: &[Move], kings:
             let everything_removed = subset == (1u32 << k) - 1;
             // The piece in the air, then on its start square and on each landing.
             out.push((removed, MoveState::Partial { step: 0, path: vec![m.from], captured: vec![] }));
+            // A flying king slid along a leg and paused short of its landing: with the pieces
+            // taken so far (or none, or all) off the board.
+            let is_prefix = (0..=k).any(|j| subset == (1u32 << j) - 1);
+            if is_prefix {
+                for i in 1..=k {
+                    for at in between(path[i - 1], path[i]).into_iter().filter(|&sq| sq != victims[i - 1]) {
+                        let mut look = removed;
+                        look.set(at, mover);
+                        let step = (i - 1) as u8;
+                        out.push((
+                            look,
+                            MoveState::Partial { step, path: path[..i].to_vec(), captured: victims[..i - 1].to_vec() },
+                        ));
+                    }
+                }
+            }
             for (i, &at) in path.iter().enumerate() {
                 if (i == 0 && subset == 0) || (i == k && everything_removed) {
                     continue; // the unchanged board, and the complete move (above)
                 }
+                let state =
+                    MoveState::Partial { step: i as u8, path: path[..=i].to_vec(), captured: victims[..i].to_vec() };
                 let mut look = removed;
                 look.set(at, mover);
-                out.push((
-                    look,
-                    MoveState::Partial { step: i as u8, path: path[..=i].to_vec(), captured: victims[..i].to_vec() },
-                ));
+                out.push((look, state.clone()));
+                if crowned_from.is_some_and(|c| i >= c) {
+                    // The king piece already put down, before the capture is finished.
+                    look.set(at, crowned);
+                    out.push((look, state));
+                }
             }
         }
     }
     out
+}
+
+/// The squares strictly between two squares of one diagonal.
+fn between(a: Square, b: Square) -> Vec<Square> {
+    let (ar, ac, br, bc) = ((a / 8) as i8, (a % 8) as i8, (b / 8) as i8, (b % 8) as i8);
+    let (dr, dc) = ((br - ar).signum(), (bc - ac).signum());
+    if (br - ar).abs() != (bc - ac).abs() {
+        return Vec::new();
+    }
+    (1..(br - ar).abs()).map(|n| ((ar + n * dr) * 8 + ac + n * dc) as Square).collect()
 }
 
 /// All paths of the legal moves (duplicate paths kept: a hand may take any of them).
@@ -347,7 +396,7 @@ pub fn enumerate(situation: &Situation) -> Vec<Candidate> {
     let awaiting_crown = kings == KingStyle::Visible && uncrowned != 0;
     for m in &legal {
         if !awaiting_crown {
-            for (look, state) in move_states(pos, hidden, m, &paths, kings) {
+            for (look, state) in move_states(pos, hidden, m, &paths, rules, kings) {
                 let plan = match state {
                     MoveState::Complete { swapped } => Plan { commits: vec![(*m, swapped)], ..Plan::default() },
                     partial => Plan::in_progress(progress_of(m, partial).expect("partial state")),
@@ -358,16 +407,18 @@ pub fn enumerate(situation: &Situation) -> Vec<Candidate> {
         }
         // The last mover still owes the crowning swap: the same states with the man still
         // there (an error once the move is complete) and with the king in place.
-        for (look, state) in move_states(pos, hidden, m, &paths, kings) {
+        for (look, state) in move_states(pos, hidden, m, &paths, rules, kings) {
             let plan = match state {
                 MoveState::Complete { .. } => Plan { failed_crown: true, ..Plan::default() },
                 partial => Plan::in_progress(progress_of(m, partial).expect("partial state")),
             };
             set.insert(look, plan);
         }
-        for (look, state) in move_states(pos, 0, m, &paths, kings) {
+        for (look, state) in move_states(pos, 0, m, &paths, rules, kings) {
             let plan = match state {
-                MoveState::Complete { swapped } => Plan { crown: true, commits: vec![(*m, swapped)], ..Plan::default() },
+                MoveState::Complete { swapped } => {
+                    Plan { crown: true, commits: vec![(*m, swapped)], ..Plan::default() }
+                }
                 partial => Plan { crown: true, progress: progress_of(m, partial), ..Plan::default() },
             };
             set.insert(look, plan);
@@ -386,7 +437,7 @@ pub fn enumerate(situation: &Situation) -> Vec<Candidate> {
     if let Some(t) = tentative {
         let before_paths = all_paths(&t.before, rules);
         for m in legal_moves(&t.before, rules).iter().filter(|m| m.from == t.played.from && !m.same_effect(&t.played)) {
-            for (look, state) in move_states(&t.before, t.before_hidden, m, &before_paths, kings) {
+            for (look, state) in move_states(&t.before, t.before_hidden, m, &before_paths, rules, kings) {
                 let plan = match state {
                     MoveState::Complete { swapped } => Plan { revise: Some((*m, swapped)), ..Plan::default() },
                     MoveState::Partial { .. } => Plan::in_progress(Progress {
@@ -409,7 +460,7 @@ pub fn enumerate(situation: &Situation) -> Vec<Candidate> {
             let next_hidden = hidden_kings(&next, 0, kings);
             let next_paths = all_paths(&next, rules);
             for answer in legal_moves(&next, rules) {
-                for (look, state) in move_states(&next, next_hidden, &answer, &next_paths, kings) {
+                for (look, state) in move_states(&next, next_hidden, &answer, &next_paths, rules, kings) {
                     if let MoveState::Complete { swapped } = state {
                         set.insert(look, Plan { commits: vec![(*m, true), (answer, swapped)], ..Plan::default() });
                     }
@@ -457,6 +508,22 @@ mod tests {
         assert_eq!(cands.len(), partial + 2);
         let max_step = cands.iter().filter_map(|c| c.plan.progress.as_ref()).map(|p| p.step).max();
         assert_eq!(max_step, Some(2), "the piece on its last landing, a victim still on the board");
+    }
+
+    #[test]
+    fn a_flying_king_may_pause_between_landings() {
+        // Pool: the king on 1 takes 15 far down the long diagonal and lands on 19, 24 or 28.
+        let rules = Variant::Pool.rules();
+        let pos = parse_fen("B:W15,29:BK1", &rules).unwrap();
+        let cands = enumerate(&situation(&rules, &pos, KingStyle::Visible));
+        let sq = |n| crate::draughts::notation::square_from_number(n, &rules).unwrap();
+        // Paused on 6 (before the victim), nothing taken yet: a step of the move, not an error.
+        let mut look = Look::of(&pos, 0);
+        look.set(sq(1), SquareClass::Empty);
+        look.set(sq(6), SquareClass::BlackKing);
+        let paused = cands.iter().find(|c| c.look == look).expect("paused king is a candidate");
+        assert_eq!(paused.plan.progress.as_ref().map(|p| p.step), Some(0));
+        assert_eq!(between(sq(1), sq(19)), vec![sq(6), sq(10), sq(15)]);
     }
 
     #[test]

@@ -171,6 +171,9 @@ mod tests {
         let e = Event::new(7, 3, None, EventKind::Error, error_line(Color::White, ErrorKind::InvalidMove));
         assert_eq!(e.line, "3: Error: Player2- Invalid move");
         let json = serde_json::to_string(&e).unwrap();
-        assert_eq!(json, r#"{"seq":7,"kind":"error","line":"3: Error: Player2- Invalid move","text":"Error: Player2- Invalid move"}"#);
+        assert_eq!(
+            json,
+            r#"{"seq":7,"kind":"error","line":"3: Error: Player2- Invalid move","text":"Error: Player2- Invalid move"}"#
+        );
     }
 }

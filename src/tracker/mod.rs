@@ -321,7 +321,11 @@ impl Tracker {
             None => None,
             Some(obs) => {
                 let ev = Evidence::new(obs, &self.rules, self.config.kings, self.config.hard_error);
-                Some(Squares(DARK).filter(|&sq| !ev.confident(sq, look.class_at(sq), margin)).fold(0u64, |a, sq| a | bit(sq)))
+                Some(
+                    Squares(DARK)
+                        .filter(|&sq| !ev.confident(sq, look.class_at(sq), margin))
+                        .fold(0u64, |a, sq| a | bit(sq)),
+                )
             }
         };
         let mut events = Vec::new();
@@ -467,7 +471,7 @@ impl Tracker {
         self.last_evidence = Some(evidence.clone());
         let mut events = Vec::new();
         let Some(g) = self.game.as_ref() else { return events };
-        if g.over {
+        if g.over && g.tentative.is_none() {
             return events;
         }
         if g.hold.is_some() {
@@ -475,13 +479,24 @@ impl Tracker {
             return events;
         }
         let candidates = self.candidates();
-        match decide(&evidence, &candidates, &self.config.thresholds) {
+        let decision = decide(&evidence, &candidates, &self.config.thresholds);
+        if self.game.as_ref().is_some_and(|g| g.over) {
+            // The game ended with a move that may still be corrected (a king set down short of
+            // its square): only a correction counts; anything else is the board being cleared.
+            if let Decision::Accept { best, .. } = decision {
+                if candidates[best].plan.revise.is_some() {
+                    self.apply(&candidates[best], None, &evidence, obs.t, &mut events);
+                }
+            }
+            return events;
+        }
+        match decision {
             Decision::Accept { best, near } => {
                 self.game_mut().uncertain = false;
                 // A look shared by several states: log only as far as all of them agree.
-                let progress = near
-                    .iter()
-                    .fold(candidates[best].plan.progress.clone(), |acc, &i| merge_progress(acc, candidates[i].plan.progress.clone()));
+                let progress = near.iter().fold(candidates[best].plan.progress.clone(), |acc, &i| {
+                    merge_progress(acc, candidates[i].plan.progress.clone())
+                });
                 self.apply(&candidates[best], progress, &evidence, obs.t, &mut events);
             }
             Decision::Uncertain { best, rival, deficit, gap } => {
@@ -496,9 +511,16 @@ impl Tracker {
                             self.describe(&candidates[r].plan),
                             gap.exp()
                         ),
-                        None => format!("{} fits only loosely (deficit {deficit:.1})", self.describe(&candidates[best].plan)),
+                        None => format!(
+                            "{} fits only loosely (deficit {deficit:.1})",
+                            self.describe(&candidates[best].plan)
+                        ),
                     };
-                    let mut e = self.event(obs.t, EventKind::Uncertain, format!("Wait: Player{}- Board unclear", player_number(side)));
+                    let mut e = self.event(
+                        obs.t,
+                        EventKind::Uncertain,
+                        format!("Wait: Player{}- Board unclear", player_number(side)),
+                    );
                     e.player = Some(player_number(side));
                     e.detail = Some(detail);
                     events.push(e);
@@ -604,7 +626,14 @@ impl Tracker {
         events.push(e);
     }
 
-    fn apply(&mut self, cand: &Candidate, progress: Option<Progress>, evidence: &Evidence, t: Option<f64>, events: &mut Vec<Event>) {
+    fn apply(
+        &mut self,
+        cand: &Candidate,
+        progress: Option<Progress>,
+        evidence: &Evidence,
+        t: Option<f64>,
+        events: &mut Vec<Event>,
+    ) {
         let plan = &cand.plan;
         if plan.failed_crown {
             let crowning_side = self.game.as_ref().expect("game").pos.to_move.opponent();
@@ -685,7 +714,13 @@ impl Tracker {
         g.candidates = None;
         let pos = g.pos;
         let fen = to_fen(&pos, &rules);
-        g.record.items.push(RecordItem::Move(RecordedMove { side, text: text.clone(), path: path.clone(), fen_after: fen.clone(), t }));
+        g.record.items.push(RecordItem::Move(RecordedMove {
+            side,
+            text: text.clone(),
+            path: path.clone(),
+            fen_after: fen.clone(),
+            t,
+        }));
         let line = match (kind, m.is_capture()) {
             (EventKind::Revised, _) => ok_line(side, "Move corrected"),
             (_, true) => ok_line(side, "Capture success"),
@@ -738,7 +773,8 @@ impl Tracker {
                 g.candidates = None;
             }
         }
-        let same_move = g.pending.as_ref().is_some_and(|q| q.moves.iter().any(|m| p.moves.iter().any(|n| n.same_effect(m))));
+        let same_move =
+            g.pending.as_ref().is_some_and(|q| q.moves.iter().any(|m| p.moves.iter().any(|n| n.same_effect(m))));
         let logged = if same_move { g.pending.as_ref().map_or(0, |q| q.step_logged) } else { 0 };
         // The last jump is logged with the complete move, once the captured pieces are gone.
         let last_jump = p.moves.iter().map(|m| m.capture_count() as u8).min().unwrap_or(0);

@@ -133,7 +133,9 @@ impl Observation {
             for (col, &ch) in chars.iter().enumerate() {
                 obs.squares[row][col] = match ch {
                     '?' => Reading::Unknown,
-                    _ => Reading::Class(SquareClass::from_char(ch).ok_or(ObservationError::BadChar { row, col, ch })?),
+                    _ => {
+                        Reading::Class(SquareClass::from_char(ch).ok_or(ObservationError::BadChar { row, col, ch })?)
+                    }
                 };
             }
         }
@@ -203,7 +205,8 @@ pub enum Command {
 /// One line of `boardwatch track` input.
 #[derive(Clone, Debug, PartialEq)]
 pub enum InputLine {
-    Observation(Observation),
+    /// Boxed: an observation is large next to a command.
+    Observation(Box<Observation>),
     Command(Command),
 }
 
@@ -240,13 +243,14 @@ fn player_side(value: &Value) -> Option<Color> {
 }
 
 fn parse_command(obj: &serde_json::Map<String, Value>) -> Result<Command, ObservationError> {
-    let op = obj.get("op").and_then(Value::as_str).ok_or_else(|| ObservationError::Json("`op` must be a string".into()))?;
+    let op =
+        obj.get("op").and_then(Value::as_str).ok_or_else(|| ObservationError::Json("`op` must be a string".into()))?;
     let side_field = |name: &str| -> Result<Option<Color>, ObservationError> {
         match obj.get(name) {
             None | Some(Value::Null) => Ok(None),
-            Some(v) => player_side(v)
-                .map(Some)
-                .ok_or_else(|| ObservationError::Json(format!("`{name}`: expected 1, 2, \"black\" or \"white\", got {v}"))),
+            Some(v) => player_side(v).map(Some).ok_or_else(|| {
+                ObservationError::Json(format!("`{name}`: expected 1, 2, \"black\" or \"white\", got {v}"))
+            }),
         }
     };
     Ok(match op {
@@ -335,7 +339,7 @@ pub fn parse_input_line(text: &str) -> Result<InputLine, ObservationError> {
         }
     }
     obs.t = json.t;
-    Ok(InputLine::Observation(obs))
+    Ok(InputLine::Observation(Box::new(obs)))
 }
 
 #[cfg(test)]
@@ -343,9 +347,8 @@ mod tests {
     use super::*;
     use crate::draughts::rules::Variant;
 
-    const START: [&str; 8] = [
-        ".b.b.b.b", "b.b.b.b.", ".b.b.b.b", "........", "........", "w.w.w.w.", ".w.w.w.w", "w.w.w.w.",
-    ];
+    const START: [&str; 8] =
+        [".b.b.b.b", "b.b.b.b.", ".b.b.b.b", "........", "........", "w.w.w.w.", ".w.w.w.w", "w.w.w.w."];
 
     #[test]
     fn grid_round_trips_and_matches_the_start_position() {
@@ -383,7 +386,9 @@ mod tests {
         assert!(matches!(parse_input_line(&line), Err(ObservationError::Probs(_))), "short rows are refused");
         let row = r#"[null, [0.8, 0.2, 0, 0, 0], null, null, null, null, null, {"empty": 1, "b": 3}]"#;
         let nulls = "[null, null, null, null, null, null, null, null]";
-        let line = format!(r#"{{"grid": {grid}, "t": 1.5, "probs": [{row}, {nulls}, {nulls}, {nulls}, {nulls}, {nulls}, {nulls}, {nulls}]}}"#);
+        let line = format!(
+            r#"{{"grid": {grid}, "t": 1.5, "probs": [{row}, {nulls}, {nulls}, {nulls}, {nulls}, {nulls}, {nulls}, {nulls}]}}"#
+        );
         let InputLine::Observation(obs) = parse_input_line(&line).unwrap() else { panic!("not an observation") };
         assert_eq!(obs.t, Some(1.5));
         assert_eq!(obs.squares[0][1], Reading::Probabilities([0.8, 0.2, 0.0, 0.0, 0.0]));

@@ -25,7 +25,9 @@ pub enum RecordItem {
     Move(RecordedMove),
     /// The operator set the board as a new start in the middle of the game (PDN 3.0 setup
     /// command `/FEN "..."/`).
-    Setup { fen: String },
+    Setup {
+        fen: String,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -164,7 +164,11 @@ pub fn decide(evidence: &Evidence, candidates: &[Candidate], th: &Thresholds) ->
         return Decision::Uncertain { best, rival: rival.filter(|_| gap < th.margin), deficit: best_deficit, gap };
     }
     let near = (0..candidates.len())
-        .filter(|&i| i != best && deficits[i] - best_deficit < th.margin && candidates[i].plan.same_outcome(&candidates[best].plan))
+        .filter(|&i| {
+            i != best
+                && deficits[i] - best_deficit < th.margin
+                && candidates[i].plan.same_outcome(&candidates[best].plan)
+        })
         .collect();
     Decision::Accept { best, near }
 }

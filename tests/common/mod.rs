@@ -33,10 +33,14 @@ impl Board {
         b
     }
 
-    pub fn from_rows(rows: [&str; 8]) -> Board {
+    /// A board drawn as 8 lines of 8 characters (leading blanks and blank lines ignored).
+    pub fn picture(text: &str) -> Board {
+        let rows: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        assert_eq!(rows.len(), 8, "a board has 8 rows: {text}");
         let mut b = Board::empty();
-        for (r, text) in rows.iter().enumerate() {
-            for (c, ch) in text.chars().enumerate() {
+        for (r, line) in rows.iter().enumerate() {
+            assert_eq!(line.chars().count(), 8, "row {r} of {text}");
+            for (c, ch) in line.chars().enumerate() {
                 b.0[r][c] = ch;
             }
         }

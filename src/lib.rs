@@ -5,3 +5,4 @@
 
 pub mod draughts;
 pub mod tracker;
+pub mod vision;

@@ -1,7 +1,7 @@
 //! Behaviour beyond the seed's scenarios: corrections, stacked kings, end of game, operator
 //! setups, probabilities, the majority rule, answers seen before the move was seen complete.
 
-mod common;
+mod tracker_common;
 
 use boardwatch::draughts::fen::parse_fen;
 use boardwatch::draughts::movegen::legal_moves;
@@ -10,7 +10,7 @@ use boardwatch::tracker::{
     write_pdn, Command, ErrorKind, EventKind, GameResult, KingStyle, Observation, Reading, RecordItem, Tracker,
     TrackerConfig,
 };
-use common::{lines, Board};
+use tracker_common::{lines, Board};
 
 fn tracker(variant: Variant, kings: KingStyle) -> Tracker {
     Tracker::new(TrackerConfig::new(variant, kings))
@@ -191,7 +191,7 @@ fn probabilities_decide_only_when_one_state_clearly_wins() {
     assert!(t.record().unwrap().move_texts().is_empty());
     // Still unsure: not reported again.
     assert!(t.observe(&with_probs(&b, 3, 0, [0.45, 0.55, 0.0, 0.0, 0.0])).is_empty());
-    let sure = t.observe(&with_probs(&b, 3, 0, [0.02, 0.97, 0.01, 0.0, 0.0]).with_time(2.0));
+    let sure = t.observe(&with_probs(&b, 3, 0, [0.02, 0.97, 0.0, 0.01, 0.0]).with_time(2.0));
     assert_eq!(texts(&sure), ["OK: Player1- Move Success"]);
     assert_eq!(sure[0].t, Some(2.0));
 }
@@ -202,14 +202,14 @@ fn a_misread_square_without_a_move_is_no_error_when_soft() {
     t.init();
     // An empty square read as 70% yellow man: no legal state has one there, and the board as it
     // stands explains the reading well enough: nothing to say.
-    let events = t.observe(&with_probs(&Board::start(), 4, 3, [0.3, 0.0, 0.0, 0.7, 0.0]));
+    let events = t.observe(&with_probs(&Board::start(), 4, 3, [0.3, 0.0, 0.7, 0.0, 0.0]));
     assert!(events.is_empty(), "{events:?}");
     assert!(!t.is_holding());
     // 24:1 is too much to explain away, too little to call an error: wait.
-    let events = t.observe(&with_probs(&Board::start(), 4, 3, [0.04, 0.0, 0.0, 0.96, 0.0]));
+    let events = t.observe(&with_probs(&Board::start(), 4, 3, [0.04, 0.0, 0.96, 0.0, 0.0]));
     assert_eq!(events.iter().map(|e| e.kind).collect::<Vec<_>>(), [EventKind::Uncertain]);
     // Read beyond doubt, it is an error, as in the seed.
-    let events = t.observe(&with_probs(&Board::start(), 4, 3, [0.001, 0.0, 0.0, 0.999, 0.0]));
+    let events = t.observe(&with_probs(&Board::start(), 4, 3, [0.001, 0.0, 0.999, 0.0, 0.0]));
     assert_eq!(events[0].error, Some(ErrorKind::InvalidMove));
 }
 

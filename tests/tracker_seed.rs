@@ -6,12 +6,12 @@
 //! `1:`, `2:`, `3:` under `1: Init Ready`, which no log window can produce (every other screenshot
 //! counts up from `1: Init Ready`). The tracker numbers them 2, 3, 4; the text is the seed's.
 
-mod common;
+mod tracker_common;
 
 use boardwatch::draughts::movegen::legal_moves;
 use boardwatch::draughts::{Color, Variant};
 use boardwatch::tracker::{ErrorKind, Event, EventKind, KingStyle, Tracker, TrackerConfig};
-use common::{lines, Board};
+use tracker_common::{lines, Board};
 
 fn seed_tracker() -> Tracker {
     Tracker::new(TrackerConfig::new(Variant::Pool, KingStyle::Visible))

@@ -1,5 +1,7 @@
 //! Subcommands. Each module parses nothing itself: clap does, from the structs below.
 
+mod detect;
+mod pdn;
 mod perft;
 mod track;
 
@@ -21,6 +23,11 @@ pub struct Cli {
 pub enum Command {
     /// Count the leaves of the legal move tree (checks and times the rules engine).
     Perft(perft::PerftArgs),
+    /// Read the board in still images: corners, squares, orientation.
+    Detect(detect::DetectArgs),
+    /// Read, check and print PDN game records.
+    #[command(subcommand)]
+    Pdn(pdn::PdnCommand),
     /// Follow a game from observed board states (JSON lines): validated moves out, as the seed's
     /// referee logic would log them, and the game as PDN.
     Track(track::TrackArgs),
@@ -41,6 +48,8 @@ pub fn init_tracing(verbose: u8) {
 pub fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Perft(args) => perft::run(args),
+        Command::Pdn(command) => pdn::run(command),
+        Command::Detect(args) => detect::run(args),
         Command::Track(args) => track::run(args),
     }
 }

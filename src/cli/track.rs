@@ -21,8 +21,10 @@ INPUT (one JSON object per line; blank lines are skipped):
       `w`/`W` White man/king (light wood, or yellow/green), `?` unknown. Light squares are ignored.
     t: seconds (optional), copied into the events.
     probs (optional): 8 rows of 8 entries; each `null` (use the grid character), an array of 5
-      probabilities in the order [\".\", \"b\", \"B\", \"w\", \"W\"], or an object like
-      {\".\": 0.1, \"b\": 0.9}. Probabilities override the grid; with them `grid` may be left out.
+      probabilities in the order [\".\", \"b\", \"w\", \"B\", \"W\"] (the classifier's order; a
+      sixth number, or whatever the five leave below 1, is the share for \"none of these\", e.g.
+      a hand), or an object like {\".\": 0.1, \"b\": 0.85, \"?\": 0.05}. Probabilities override
+      the grid; with them `grid` may be left out.
   Operator commands: {\"op\": \"init\"} (standard start), {\"op\": \"init_and_valid\"} (standard
   start, checked against the last board), {\"op\": \"set_start\", \"to_move\": 1|2} (the last
   board as the start; or \"fen\": \"...\"), {\"op\": \"back\"}, {\"op\": \"clear\"}, {\"op\": \"draw\"},

@@ -9,8 +9,10 @@
 
 pub mod bitboard;
 pub mod fen;
+pub mod game;
 pub mod movegen;
 pub mod notation;
+pub mod pdn;
 pub mod perft;
 pub mod position;
 pub mod rules;

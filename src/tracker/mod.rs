@@ -9,16 +9,19 @@
 //! [`Tracker::observe`] takes an [`Observation`]: an 8x8 grid of square readings in board
 //! coordinates (row 0 = the edge where Black's men start, column 0 on the left of a diagram drawn
 //! with White at the bottom; light squares are ignored). A reading is a hard class, unknown, or a
-//! probability per class in the fixed order `[".", "b", "B", "w", "W"]` (empty, Black man, Black
-//! king, White man, White king). The seed's palette maps red/blue to `b`/`B` and yellow/green to
-//! `w`/`W`. With [`KingStyle::Stacked`] (two-colour sets, kings stacked) kings look like men:
-//! `B`/`W` readings count as `b`/`w` and the tracker knows the kings from the game.
+//! probability per class in the fixed order `[".", "b", "w", "B", "W"]` (empty, Black man, White
+//! man, Black king, White king: the order of the vision classifier); probabilities summing to
+//! less than 1 leave the rest to "none of these" (a hand), which counts for no class. The seed's
+//! palette maps red/blue to `b`/`B` and yellow/green to `w`/`W`. With [`KingStyle::Stacked`]
+//! (two-colour sets, kings stacked) kings look like men: `B`/`W` readings count as `b`/`w` and
+//! the tracker knows the kings from the game.
 //!
 //! As a JSON line (see [`observation::parse_input_line`]):
-//! `{"grid": ["........", ...8 rows], "t": 12.5, "probs": [[null, [0.05, 0.9, 0.05, 0, 0], ...8], ...8]}`
+//! `{"grid": ["........", ...8 rows], "t": 12.5, "probs": [[null, [0.05, 0.9, 0.0, 0.05, 0.0], ...8], ...8]}`
 //! where `grid` uses `.`, `b`, `B`, `w`, `W` and `?` (unknown), `t` is seconds, and `probs`, if
 //! present, gives per square either `null` (use the grid's character), an array of 5 numbers in
-//! the order above, or an object such as `{".": 0.1, "b": 0.9}`. Operator commands are lines
+//! the order above (a sixth: the "none of these" share), or an object such as
+//! `{".": 0.1, "b": 0.85, "?": 0.05}`. Operator commands are lines
 //! `{"op": "init" | "init_and_valid" | "set_start" (+ "to_move": 1|2, "fen") | "back" | "clear"
 //! | "draw" | "resign" (+ "player": 1|2)}`.
 //!

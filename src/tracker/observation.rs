@@ -14,26 +14,26 @@ use crate::draughts::notation::square_at;
 use crate::draughts::position::{Color, Piece, Position};
 use crate::draughts::rules::Rules;
 
-/// What may stand on a square, in the fixed order used by probability vectors:
-/// `[".", "b", "B", "w", "W"]`.
+/// What may stand on a square, in the order used by probability vectors: `[".", "b", "w", "B",
+/// "W"]`, the order of the vision module's classifier (`vision::classify::CLASSES`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SquareClass {
     Empty = 0,
     BlackMan = 1,
-    BlackKing = 2,
-    WhiteMan = 3,
+    WhiteMan = 2,
+    BlackKing = 3,
     WhiteKing = 4,
 }
 
 /// The grid characters of the classes, in probability-vector order.
-pub const CLASS_CHARS: [char; 5] = ['.', 'b', 'B', 'w', 'W'];
+pub const CLASS_CHARS: [char; 5] = ['.', 'b', 'w', 'B', 'W'];
 
 impl SquareClass {
     pub const ALL: [SquareClass; 5] = [
         SquareClass::Empty,
         SquareClass::BlackMan,
-        SquareClass::BlackKing,
         SquareClass::WhiteMan,
+        SquareClass::BlackKing,
         SquareClass::WhiteKing,
     ];
 
@@ -86,7 +86,9 @@ pub enum Reading {
     Class(SquareClass),
     /// Nothing is known (`?`: a hand, glare, a piece in the air).
     Unknown,
-    /// A probability per class in [`CLASS_CHARS`] order, summing to 1.
+    /// A probability per class in [`CLASS_CHARS`] order. They may sum to less than 1: the rest is
+    /// the chance that the square shows nothing the classifier knows (a hand, glare), which
+    /// says nothing about what stands there.
     Probabilities([f32; 5]),
 }
 
@@ -217,8 +219,9 @@ struct ObservationJson {
     t: Option<f64>,
 }
 
-/// A square's probabilities: an array in [`CLASS_CHARS`] order, or an object keyed by class
-/// character (`"empty"` is accepted for `"."`).
+/// A square's probabilities: an array in [`CLASS_CHARS`] order (5 numbers, or 6 with the
+/// "unknown" share last), or an object keyed by class character (`"."` or `"empty"`, `"b"`, `"w"`,
+/// `"B"`, `"W"`, and `"?"` or `"unknown"`).
 #[derive(Deserialize)]
 #[serde(untagged)]
 enum ProbsJson {
@@ -276,34 +279,42 @@ fn parse_command(obj: &serde_json::Map<String, Value>) -> Result<Command, Observ
 
 fn parse_probs(p: &ProbsJson, row: usize, col: usize) -> Result<[f32; 5], ObservationError> {
     let bad = |why: String| ObservationError::Probs(format!("square [{row}][{col}]: {why}"));
-    let mut out = [0f64; 5];
+    // Five classes, then the share of "none of them".
+    let mut out = [0f64; 6];
     match p {
         ProbsJson::Array(values) => {
-            if values.len() != 5 {
-                return Err(bad(format!("{} numbers, expected 5 in the order . b B w W", values.len())));
+            if values.len() != 5 && values.len() != 6 {
+                return Err(bad(format!(
+                    "{} numbers, expected 5 in the order . b w B W (and `?` sixth)",
+                    values.len()
+                )));
             }
-            out.copy_from_slice(values);
+            out[..values.len()].copy_from_slice(values);
         }
         ProbsJson::Object(map) => {
             for (key, &value) in map {
-                let class = match key.as_str() {
-                    "empty" => Some(SquareClass::Empty),
-                    k if k.chars().count() == 1 => SquareClass::from_char(k.chars().next().unwrap_or('?')),
-                    _ => None,
-                }
-                .ok_or_else(|| bad(format!("unknown class `{key}` (expected . b B w W)")))?;
-                out[class.index()] = value;
+                let index = match key.as_str() {
+                    "empty" => 0,
+                    "?" | "unknown" => 5,
+                    k => CLASS_CHARS
+                        .iter()
+                        .position(|c| k.len() == 1 && k.starts_with(*c))
+                        .ok_or_else(|| bad(format!("unknown class `{key}` (expected . b w B W ?)")))?,
+                };
+                out[index] = value;
             }
         }
     }
     if out.iter().any(|v| !v.is_finite() || *v < 0.0) {
         return Err(bad("probabilities must be finite and not negative".into()));
     }
-    let sum: f64 = out.iter().sum();
-    if sum <= 0.0 {
-        return Err(bad("probabilities sum to 0".into()));
+    let known: f64 = out[..5].iter().sum();
+    if known <= 0.0 {
+        return Err(bad("no probability on any class".into()));
     }
-    Ok(out.map(|v| (v / sum) as f32))
+    // Scale to a total of 1 when they add up to more; less is left as it is (the rest unknown).
+    let total = (known + out[5]).max(1.0);
+    Ok(std::array::from_fn(|i| (out[i] / total) as f32))
 }
 
 /// Parse one JSON line: an observation `{"grid": [...], "probs": ..., "t": ...}` or an operator
@@ -384,7 +395,7 @@ mod tests {
             r#"{{"grid": {grid}, "t": 1.5, "probs": [[null, [0.8, 0.2, 0, 0, 0], null, null, null, null, null, {{"empty": 1, "b": 3}}], [], [], [], [], [], [], []]}}"#
         );
         assert!(matches!(parse_input_line(&line), Err(ObservationError::Probs(_))), "short rows are refused");
-        let row = r#"[null, [0.8, 0.2, 0, 0, 0], null, null, null, null, null, {"empty": 1, "b": 3}]"#;
+        let row = r#"[null, [0.8, 0.2, 0, 0, 0], [0.3, 0.3, 0, 0, 0, 0.4], null, null, {"w": 0.5, "?": 0.5}, null, {"empty": 1, "b": 3}]"#;
         let nulls = "[null, null, null, null, null, null, null, null]";
         let line = format!(
             r#"{{"grid": {grid}, "t": 1.5, "probs": [{row}, {nulls}, {nulls}, {nulls}, {nulls}, {nulls}, {nulls}, {nulls}]}}"#
@@ -393,6 +404,8 @@ mod tests {
         assert_eq!(obs.t, Some(1.5));
         assert_eq!(obs.squares[0][1], Reading::Probabilities([0.8, 0.2, 0.0, 0.0, 0.0]));
         assert_eq!(obs.squares[0][7], Reading::Probabilities([0.25, 0.75, 0.0, 0.0, 0.0]));
+        assert_eq!(obs.squares[0][2], Reading::Probabilities([0.3, 0.3, 0.0, 0.0, 0.0]), "40% unknown");
+        assert_eq!(obs.squares[0][5], Reading::Probabilities([0.0, 0.0, 0.5, 0.0, 0.0]));
         assert_eq!(obs.squares[0][3], Reading::Class(SquareClass::BlackMan));
 
         assert_eq!(parse_input_line(r#"{"op": "back"}"#), Ok(InputLine::Command(Command::Back)));

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::draughts::pdn::{write_game, GameResult as PdnResult, WrittenMove};
 use crate::draughts::position::Color;
 use crate::draughts::rules::Variant;
 
@@ -37,17 +38,19 @@ pub enum GameResult {
 }
 
 impl GameResult {
-    /// The PDN result text. English and pool records write the first player's (Black's) score
-    /// first: `1-0` is a Black win (so the ACF archive defines it, and its games ending with
-    /// Black well ahead in material are `1-0`). The other variants, where White moves first,
-    /// write White's score first.
-    pub fn pdn(self, variant: Variant) -> &'static str {
-        let black_first = matches!(variant, Variant::English | Variant::Pool);
-        match (self, black_first) {
-            (GameResult::Draw, _) => "1/2-1/2",
-            (GameResult::Win(Color::Black), true) | (GameResult::Win(Color::White), false) => "1-0",
-            (GameResult::Win(_), _) => "0-1",
+    /// As PDN scores it: the first mover's score first, so `1-0` is a Black win in English and
+    /// pool (as the ACF archive defines it) and a White win in the variants where White starts.
+    pub fn to_pdn(self, variant: Variant) -> PdnResult {
+        match self {
+            GameResult::Draw => PdnResult::Draw,
+            GameResult::Win(side) if side == variant.rules().first_mover => PdnResult::FirstPlayerWin,
+            GameResult::Win(_) => PdnResult::SecondPlayerWin,
         }
+    }
+
+    /// The PDN result text (`1-0`, `0-1`, `1/2-1/2`).
+    pub fn pdn(self, variant: Variant) -> &'static str {
+        self.to_pdn(variant).as_str()
     }
 }
 
@@ -85,72 +88,42 @@ impl GameRecord {
     }
 }
 
-/// The PDN text of the games. Points at the project's PDN writer once it exists; until then the
-/// minimal writer below.
+/// The PDN text of the games, through the project's PDN writer: the seven standard tags,
+/// `GameType`, `SetUp`/`FEN` for a non-standard start, numbered movetext with the operator's
+/// setups as `/FEN "..."/` commands, and the result.
 pub fn write_pdn(games: &[GameRecord]) -> String {
-    write_pdn_minimal(games)
+    games.iter().map(write_game_pdn).collect()
 }
 
-/// A minimal PDN 3.0 writer, standing in for `boardwatch::draughts::pdn::writer` (being written
-/// elsewhere): tags `GameType`, `FEN` (non-standard start), `Result`; numbered movetext; setups
-/// as `/FEN "..."/` commands; no comments, no clock times.
-// TODO(lead): replace with the shared PDN writer when it lands in main.
-pub fn write_pdn_minimal(games: &[GameRecord]) -> String {
-    let mut out = String::new();
-    for game in games {
-        let result = game.result.map_or("*", |r| r.pdn(game.variant));
-        out.push_str(&format!("[GameType \"{}\"]\n", game.variant.game_type()));
-        if let Some(fen) = &game.setup_fen {
-            out.push_str(&format!("[FEN \"{fen}\"]\n"));
-        }
-        out.push_str(&format!("[Result \"{result}\"]\n\n"));
-
-        let first = game.variant.rules().first_mover;
-        let mut tokens: Vec<String> = Vec::new();
-        let mut number = 1u32;
-        // After a start or setup, a move by the second player is written `N...`.
-        let mut fresh = true;
-        for item in &game.items {
-            match item {
-                RecordItem::Setup { fen } => {
-                    tokens.push(format!("/FEN \"{fen}\"/"));
-                    fresh = true;
-                }
-                RecordItem::Move(m) => {
-                    if m.side == first {
-                        tokens.push(format!("{number}."));
-                    } else if fresh {
-                        tokens.push(format!("{number}..."));
-                    }
-                    tokens.push(m.text.clone());
-                    if m.side != first {
-                        number += 1;
-                    }
-                    fresh = false;
-                }
+fn write_game_pdn(game: &GameRecord) -> String {
+    let rules = game.variant.rules();
+    let mut tags = vec![("GameType".to_string(), game.variant.game_type().to_string())];
+    if let Some(fen) = &game.setup_fen {
+        tags.push(("SetUp".to_string(), "1".to_string()));
+        tags.push(("FEN".to_string(), fen.clone()));
+    }
+    let mut moves = Vec::new();
+    let mut setup = None;
+    for item in &game.items {
+        match item {
+            RecordItem::Setup { fen } => setup = Some(fen.clone()),
+            RecordItem::Move(m) => {
+                moves.push(WrittenMove { text: m.text.clone(), comment: None, setup_before: setup.take() })
             }
         }
-        tokens.push(result.to_string());
-        out.push_str(&wrap(&tokens, 80));
-        out.push_str("\n\n");
     }
-    out
-}
-
-fn wrap(tokens: &[String], width: usize) -> String {
-    let mut lines = vec![String::new()];
-    for token in tokens {
-        let line = lines.last_mut().expect("at least one line");
-        if !line.is_empty() && line.len() + 1 + token.len() > width {
-            lines.push(token.clone());
-        } else {
-            if !line.is_empty() {
-                line.push(' ');
-            }
-            line.push_str(token);
+    let result = game.result.map_or(PdnResult::Unknown, |r| r.to_pdn(game.variant));
+    let text = write_game(&tags, &moves, &result, 1, game.first_to_move != rules.first_mover);
+    match setup {
+        // The board was set anew after the last move: the writer only puts setups before moves,
+        // so this one goes in front of the result token.
+        Some(fen) => {
+            let ending = format!("{}\n\n", result.as_str());
+            let body = text.strip_suffix(&ending).unwrap_or(&text).trim_end();
+            format!("{body} /FEN \"{fen}\"/ {ending}")
         }
+        None => text,
     }
-    lines.join("\n")
 }
 
 #[cfg(test)]
@@ -161,8 +134,11 @@ mod tests {
         RecordItem::Move(RecordedMove { side, text: text.into(), path: text.into(), fen_after: String::new(), t: None })
     }
 
+    const SEVEN_TAGS_WITHOUT_RESULT: &str =
+        "[Event \"?\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n[White \"?\"]\n[Black \"?\"]\n";
+
     #[test]
-    fn minimal_pdn_numbers_moves_and_writes_setups() {
+    fn pdn_has_numbered_moves_setups_and_the_result() {
         let mut game = GameRecord::new(Variant::English, None, Color::Black);
         game.items = vec![
             mv(Color::Black, "11-15"),
@@ -173,20 +149,23 @@ mod tests {
         ];
         game.result = Some(GameResult::Win(Color::Black));
         let text = write_pdn(&[game]);
-        assert_eq!(
-            text,
-            "[GameType \"21\"]\n[Result \"1-0\"]\n\n1. 11-15 23-19 2. 8-11 /FEN \"W:W19,23:B11,15\"/ 2... 19-16 1-0\n\n"
+        let expected = format!(
+            "{SEVEN_TAGS_WITHOUT_RESULT}[Result \"1-0\"]\n[GameType \"21\"]\n\n\
+             1. 11-15 23-19 2. 8-11 /FEN \"W:W19,23:B11,15\"/ 2... 19-16 1-0\n\n"
         );
+        assert_eq!(text, expected);
     }
 
     #[test]
-    fn white_first_variants_and_setup_tags() {
+    fn white_first_variants_setup_tags_and_a_last_setup() {
         let mut game = GameRecord::new(Variant::Russian, Some("B:Wc3:Bd6".into()), Color::Black);
-        game.items = vec![mv(Color::Black, "d6-e5"), mv(Color::White, "c3-d4")];
+        game.items =
+            vec![mv(Color::Black, "d6-e5"), mv(Color::White, "c3-d4"), RecordItem::Setup { fen: "B:Wd4:Be5".into() }];
         let text = write_pdn(&[game]);
-        assert!(text.contains("[FEN \"B:Wc3:Bd6\"]"));
-        assert!(text.contains("1... d6-e5 2. c3-d4 *"), "{text}");
+        assert!(text.contains("[SetUp \"1\"]\n[FEN \"B:Wc3:Bd6\"]"), "{text}");
+        assert!(text.ends_with("\n1... d6-e5 2. c3-d4 /FEN \"B:Wd4:Be5\"/ *\n\n"), "{text}");
         assert_eq!(GameResult::Win(Color::White).pdn(Variant::Russian), "1-0");
         assert_eq!(GameResult::Win(Color::White).pdn(Variant::Pool), "0-1");
+        assert_eq!(GameResult::Draw.pdn(Variant::Pool), "1/2-1/2");
     }
 }

@@ -42,26 +42,33 @@ impl Evidence {
             for col in 0..8u8 {
                 let Some(sq) = square_at(row, col, rules) else { continue };
                 let reading = obs.squares[row as usize][col as usize];
-                let mut p: [f32; 5] = match reading {
-                    Reading::Unknown => [0.2; 5],
-                    Reading::Class(c) => {
-                        let c = if stacked { c.as_man() } else { c };
-                        std::array::from_fn(|i| if i == c.index() { 1.0 } else { 0.0 })
-                    }
-                    Reading::Probabilities(p) => p,
-                };
-                if stacked {
-                    // A king and a man look alike: the reading says "black piece" for both.
-                    for (man, king) in [(1, 2), (3, 4)] {
-                        let piece = p[man] + p[king];
-                        p[man] = piece;
-                        p[king] = piece;
-                    }
-                }
                 ll[sq as usize] = match reading {
                     Reading::Unknown => [0.0; 5],
-                    Reading::Class(_) => p.map(|v| if v > 0.5 { right } else { wrong }),
-                    Reading::Probabilities(_) => p.map(|v| v.max(PROB_FLOOR).ln()),
+                    Reading::Class(c) => {
+                        let c = if stacked { c.as_man() } else { c };
+                        std::array::from_fn(|i| {
+                            let same = if stacked { SquareClass::ALL[i].as_man() == c } else { i == c.index() };
+                            if same {
+                                right
+                            } else {
+                                wrong
+                            }
+                        })
+                    }
+                    Reading::Probabilities(mut p) => {
+                        // The share the classifier could not place says nothing: spread it evenly.
+                        let unplaced = (1.0 - p.iter().sum::<f32>()).max(0.0);
+                        let looks = if stacked { 3.0 } else { 5.0 };
+                        if stacked {
+                            // A king and a man look alike: the reading says "black piece" for both.
+                            for (man, king) in [(1, 3), (2, 4)] {
+                                let piece = p[man] + p[king];
+                                p[man] = piece;
+                                p[king] = piece;
+                            }
+                        }
+                        p.map(|v| (v + unplaced / looks).max(PROB_FLOOR).ln())
+                    }
                 };
             }
         }
@@ -217,10 +224,14 @@ mod tests {
         let rules = Variant::Pool.rules();
         let mut obs = Observation::of_position(&Position::empty(rules.first_mover), 0, &rules);
         obs.squares[0][1] = Reading::Class(SquareClass::BlackKing);
-        obs.squares[0][3] = Reading::Probabilities([0.1, 0.5, 0.4, 0.0, 0.0]);
+        obs.squares[0][3] = Reading::Probabilities([0.1, 0.5, 0.0, 0.4, 0.0]);
+        obs.squares[0][5] = Reading::Probabilities([0.0, 0.0, 0.0, 0.0, 0.1]);
         let ev = evidence_of(&obs, KingStyle::Stacked);
         assert_eq!(ev.read(1, 1.0), Some(SquareClass::BlackMan));
         assert!((ev.log_likelihood(3, SquareClass::BlackMan) - 0.9f32.ln()).abs() < 1e-5);
         assert!(ev.confident(3, SquareClass::BlackKing, 2.0));
+        // 90% unplaced (a hand): nearly nothing is known about the square.
+        assert!((ev.log_likelihood(5, SquareClass::Empty) - 0.3f32.ln()).abs() < 1e-5);
+        assert!((ev.log_likelihood(5, SquareClass::WhiteMan) - 0.4f32.ln()).abs() < 1e-5);
     }
 }

@@ -1,0 +1,46 @@
+# boardwatch: the two commands a new machine needs are `make demo` and `make test`.
+# Both install what is missing first (Debian packages with apt-get, crates with cargo).
+
+SHARED ?= ../shared
+CARGO ?= cargo
+APT_PACKAGES = pkg-config clang libclang-dev libopencv-dev ffmpeg
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+BIN = target/release/boardwatch
+
+.PHONY: all deps build demo test corpus bench clean
+
+all: build
+
+# Install the Debian packages that are not there yet (nothing to do on a prepared machine).
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $$missing; \
+	fi
+	@command -v $(CARGO) >/dev/null || { echo "cargo not found: install Rust from https://rustup.rs"; exit 1; }
+
+build: deps
+	$(CARGO) build --release --locked
+
+# The main job on the bundled sample: replay a recorded tournament game through the engine.
+demo: build
+	$(BIN) pdn check samples/games/acf_sample.pdn
+	$(BIN) pdn show samples/games/acf_sample.pdn --game 1
+
+test: deps
+	$(CARGO) test --locked
+
+# Corpus-wide checks over ../shared/data (not in a user's clone): every archive replayed,
+# the PDN 3.0 parser test suite, and the deep perft tables.
+corpus: build
+	@[ -d $(SHARED)/data ] || { echo "no $(SHARED)/data: corpus checks skipped"; exit 0; }
+	BOARDWATCH_SHARED=$(SHARED) $(CARGO) test --locked -- --ignored --test-threads=1
+
+bench: build
+	$(CARGO) bench --locked --bench perft
+
+clean:
+	$(CARGO) clean

@@ -37,8 +37,10 @@
 //!   moved, a man on the last row not yet swapped for its king piece. Partial states never raise
 //!   an error; each newly visible jump of a capture is logged `Capture success`.
 //! - Each candidate is scored by likelihood ([`scoring`]); the best is accepted only when it
-//!   clearly wins, otherwise the tracker reports `uncertain` and waits. One misread square can at
-//!   worst make it wait; with hard readings a contradicted square is an error, as in the seed.
+//!   clearly wins (about 20:1 over any state that would change the game differently), otherwise
+//!   the tracker reports `uncertain` and waits. A misread square the reading is less sure of than
+//!   that can at worst make it wait; a hard grid character that contradicts every candidate is an
+//!   error, as in the seed.
 //! - A complete move is recorded once, when its final state is seen (or, if the camera missed
 //!   it, when the opponent's answer shows it). Until the opponent starts answering it can still
 //!   be corrected (a king set down and slid on): the record entry is replaced.

@@ -5,7 +5,7 @@
 //! Coordinates are those of a diagram with White at the bottom, as the camera sees the board
 //! after rectification: row 0 is the edge where Black's men start, column 0 on the left. On
 //! mirrored boards (Italian, Spanish) the playing squares are the other colour; the mapping to the
-//! rules engine's squares goes through [`notation::square_at`].
+//! rules engine's squares goes through [`square_at`].
 
 use serde::Deserialize;
 use serde_json::Value;

@@ -3,6 +3,7 @@
 mod detect;
 mod pdn;
 mod perft;
+mod track;
 
 use std::process::ExitCode;
 
@@ -27,6 +28,9 @@ pub enum Command {
     /// Read, check and print PDN game records.
     #[command(subcommand)]
     Pdn(pdn::PdnCommand),
+    /// Follow a game from observed board states (JSON lines): validated moves out, as the seed's
+    /// referee logic would log them, and the game as PDN.
+    Track(track::TrackArgs),
 }
 
 pub fn init_tracing(verbose: u8) {
@@ -46,5 +50,6 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Perft(args) => perft::run(args),
         Command::Pdn(command) => pdn::run(command),
         Command::Detect(args) => detect::run(args),
+        Command::Track(args) => track::run(args),
     }
 }

@@ -197,6 +197,40 @@ fn probabilities_decide_only_when_one_state_clearly_wins() {
 }
 
 #[test]
+fn the_operator_confirms_or_rejects_an_unclear_board() {
+    let mut t = tracker(Variant::Pool, KingStyle::Visible);
+    t.init();
+    assert_eq!(t.command(&Command::Confirm).unwrap_err().to_string(), "no unclear board is waiting for a decision");
+    let mut b = Board::start();
+    b.slide((2, 1), (3, 0));
+    let unsure = with_probs(&b, 3, 0, [0.4, 0.6, 0.0, 0.0, 0.0]);
+    assert_eq!(t.observe(&unsure)[0].kind, EventKind::Uncertain);
+    let rejected = t.command(&Command::Reject).unwrap();
+    assert_eq!(texts(&rejected), ["Wait: Player1- Reading rejected"]);
+    assert!(t.command(&Command::Reject).is_err(), "decided already");
+    // The same board again says nothing new; a new unclear one can be confirmed.
+    assert!(t.observe(&unsure).is_empty());
+    let unsure = with_probs(&b, 3, 0, [0.45, 0.55, 0.0, 0.0, 0.0]).with_time(3.0);
+    assert_eq!(t.observe(&unsure)[0].kind, EventKind::Uncertain);
+    let confirmed = t.command(&Command::Confirm).unwrap();
+    assert_eq!(texts(&confirmed), ["OK: Player1- Reading confirmed", "OK: Player1- Move Success"]);
+    assert_eq!(confirmed[1].mv.as_deref(), Some("9-13"));
+    assert_eq!(confirmed[1].t, Some(3.0));
+    assert_eq!(t.record().unwrap().move_texts(), ["9-13"]);
+}
+
+#[test]
+fn the_operator_enters_a_result() {
+    let mut t = tracker(Variant::English, KingStyle::Visible);
+    assert!(t.command(&Command::Result { pdn: "1-0".into() }).is_err(), "no game yet");
+    t.init();
+    assert!(t.command(&Command::Result { pdn: "3-1".into() }).unwrap_err().to_string().contains("3-1"));
+    let over = t.command(&Command::Result { pdn: "1-0".into() }).unwrap();
+    assert_eq!(over[0].text, "Game over: Player1 wins", "Black first in English: 1-0 is a Black win");
+    assert_eq!(t.record().unwrap().result, Some(GameResult::Win(Color::Black)));
+}
+
+#[test]
 fn a_misread_square_without_a_move_is_no_error_when_soft() {
     let mut t = tracker(Variant::Pool, KingStyle::Visible);
     t.init();

@@ -28,13 +28,14 @@ INPUT (one JSON object per line; blank lines are skipped):
   Operator commands: {\"op\": \"init\"} (standard start), {\"op\": \"init_and_valid\"} (standard
   start, checked against the last board), {\"op\": \"set_start\", \"to_move\": 1|2} (the last
   board as the start; or \"fen\": \"...\"), {\"op\": \"back\"}, {\"op\": \"clear\"}, {\"op\": \"draw\"},
-  {\"op\": \"resign\", \"player\": 1|2}.
+  {\"op\": \"resign\", \"player\": 1|2}, {\"op\": \"result\", \"result\": \"1-0\"}, and after an unclear
+  board {\"op\": \"confirm\"} (take the likeliest reading) or {\"op\": \"reject\"}.
 
 OUTPUT: one JSON event per line: seq, t, kind (init, init_and_valid, move, capture_step,
-  crowned, revised, error, recovered, uncertain, game_over, back, cleared), line (the seed's
-  numbered log line, e.g. \"2: OK: Player1- Move Success\"), text, player (1 = Black, 2 = White),
-  move, path, captured, crowned, fen, changed ([row][col] squares of an error), error,
-  current_player, result, valid, detail.
+  crowned, revised, error, recovered, uncertain, game_over, back, cleared, confirmed, rejected),
+  line (the seed's numbered log line, e.g. \"2: OK: Player1- Move Success\"), text, player
+  (1 = Black, 2 = White), move, path, captured, crowned, fen, changed ([row][col] squares of an
+  error), error, current_player, result, valid, detail.
 
 The game starts at the standard start position (or --fen) with `Init Ready`.";
 

@@ -55,6 +55,11 @@ pub enum EventKind {
     Back,
     /// `Clear`: the operator dropped the game.
     Cleared,
+    /// `OK: PlayerN- Reading confirmed`: the operator took the likeliest reading of an unclear
+    /// board as right; the events of that reading follow.
+    Confirmed,
+    /// `Wait: PlayerN- Reading rejected`: the operator dismissed an unclear board.
+    Rejected,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -23,7 +23,7 @@
 //! the order above (a sixth: the "none of these" share), or an object such as
 //! `{".": 0.1, "b": 0.85, "?": 0.05}`. Operator commands are lines
 //! `{"op": "init" | "init_and_valid" | "set_start" (+ "to_move": 1|2, "fen") | "back" | "clear"
-//! | "draw" | "resign" (+ "player": 1|2)}`.
+//! | "draw" | "resign" (+ "player": 1|2) | "result" (+ "result": "1-0") | "confirm" | "reject"}`.
 //!
 //! # What it does
 //!
@@ -78,7 +78,7 @@ use crate::draughts::rules::{Rules, Variant};
 use candidates::{enumerate, hidden_kings, merge_progress, Candidate, Look, Plan, Progress, Situation, Tentative};
 pub use events::{ErrorKind, Event, EventKind};
 pub use observation::{parse_input_line, Command, InputLine, Observation, Reading, SquareClass};
-pub use record::{write_pdn, GameRecord, GameResult, RecordItem, RecordedMove};
+pub use record::{write_pdn, write_pdn_with_tags, GameRecord, GameResult, RecordItem, RecordedMove};
 use scoring::{decide, Decision, Evidence, Thresholds};
 
 use events::{error_line, ok_line, player_number};
@@ -134,6 +134,12 @@ pub enum TrackerError {
     Unclear(String),
     #[error(transparent)]
     Fen(#[from] FenError),
+    #[error("no unclear board is waiting for a decision")]
+    NothingUncertain,
+    #[error("no game is on")]
+    NoGame,
+    #[error("unknown result `{0}` (expected 1-0, 0-1 or 1/2-1/2)")]
+    BadResult(String),
 }
 
 /// A move under way on the board.
@@ -276,7 +282,57 @@ impl Tracker {
             Command::Clear => self.clear(),
             Command::Draw => self.end_by_operator(GameResult::Draw),
             Command::Resign { side } => self.end_by_operator(GameResult::Win(side.opponent())),
+            Command::Confirm => self.settle_uncertain(true)?,
+            Command::Reject => self.settle_uncertain(false)?,
+            Command::Result { pdn } => self.set_result(pdn)?,
         })
+    }
+
+    /// The operator decides an unclear board (after an `uncertain` event): `accept` takes the
+    /// likeliest state as if it had clearly won; otherwise the reading is dropped and the tracker
+    /// waits for the next board (the same board again stays ignored).
+    pub fn settle_uncertain(&mut self, accept: bool) -> Result<Vec<Event>, TrackerError> {
+        let waiting = self.game.as_ref().is_some_and(|g| g.uncertain && g.hold.is_none() && !g.over);
+        let (Some(evidence), true) = (self.last_evidence.clone(), waiting) else {
+            return Err(TrackerError::NothingUncertain);
+        };
+        let t = self.last_observation.as_ref().and_then(|o| o.t);
+        let candidates = self.candidates();
+        let Decision::Uncertain { best, .. } = decide(&evidence, &candidates, &self.config.thresholds) else {
+            return Err(TrackerError::NothingUncertain);
+        };
+        self.game_mut().uncertain = false;
+        let side = self.game.as_ref().expect("game").pos.to_move;
+        let (kind, what) = if accept { (EventKind::Confirmed, "confirmed") } else { (EventKind::Rejected, "rejected") };
+        let text = if accept { ok_line(side, "Reading confirmed") } else { format!("Wait: Player{}- Reading rejected", player_number(side)) };
+        let mut e = self.event(t, kind, text);
+        e.player = Some(player_number(side));
+        e.detail = Some(format!("{} {what} by the operator", self.describe(&candidates[best].plan)));
+        let mut events = vec![e];
+        if accept {
+            let progress = candidates[best].plan.progress.clone();
+            self.apply(&candidates[best], progress, &evidence, t, &mut events);
+        }
+        Ok(events)
+    }
+
+    /// The operator enters the result (`1-0`, `0-1`, `1/2-1/2`; the first mover's score first).
+    pub fn set_result(&mut self, pdn: &str) -> Result<Vec<Event>, TrackerError> {
+        if self.game.is_none() {
+            return Err(TrackerError::NoGame);
+        }
+        let first = self.rules.first_mover;
+        let result = match pdn.trim() {
+            "1-0" | "2-0" => GameResult::Win(first),
+            "0-1" | "0-2" => GameResult::Win(first.opponent()),
+            "1/2-1/2" | "1-1" | "draw" => GameResult::Draw,
+            other => return Err(TrackerError::BadResult(other.to_string())),
+        };
+        let mut events = self.end_by_operator(result);
+        for e in &mut events {
+            e.detail = Some("result entered by the operator".into());
+        }
+        Ok(events)
     }
 
     /// Set up the standard start position and accept it: `Init Ready`.

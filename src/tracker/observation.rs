@@ -202,6 +202,13 @@ pub enum Command {
     Draw,
     /// `player` (1 = Black, 2 = White) resigns.
     Resign { side: Color },
+    /// The operator takes the likeliest reading of an unclear board as right.
+    Confirm,
+    /// The operator dismisses an unclear board; the tracker waits for the next one.
+    Reject,
+    /// The operator enters the result: `1-0`, `0-1` (the first mover's score first, as PDN has
+    /// it) or `1/2-1/2`.
+    Result { pdn: String },
 }
 
 /// One line of `boardwatch track` input.
@@ -269,9 +276,19 @@ fn parse_command(obj: &serde_json::Map<String, Value>) -> Result<Command, Observ
         "resign" => Command::Resign {
             side: side_field("player")?.ok_or_else(|| ObservationError::Json("`resign` needs `player`".into()))?,
         },
+        "confirm" => Command::Confirm,
+        "reject" => Command::Reject,
+        "result" => Command::Result {
+            pdn: obj
+                .get("result")
+                .and_then(Value::as_str)
+                .ok_or_else(|| ObservationError::Json("`result` needs `result`: \"1-0\", \"0-1\" or \"1/2-1/2\"".into()))?
+                .to_string(),
+        },
         other => {
             return Err(ObservationError::Json(format!(
-                "unknown op `{other}` (expected init, init_and_valid, set_start, back, clear, draw, resign)"
+                "unknown op `{other}` (expected init, init_and_valid, set_start, back, clear, draw, resign, \
+                 confirm, reject, result)"
             )))
         }
     })
@@ -417,6 +434,12 @@ mod tests {
             parse_input_line(r#"{"op": "resign", "player": "black"}"#),
             Ok(InputLine::Command(Command::Resign { side: Color::Black }))
         );
+        assert_eq!(
+            parse_input_line(r#"{"op": "result", "result": "0-1"}"#),
+            Ok(InputLine::Command(Command::Result { pdn: "0-1".into() }))
+        );
+        assert_eq!(parse_input_line(r#"{"op": "confirm"}"#), Ok(InputLine::Command(Command::Confirm)));
+        assert!(parse_input_line(r#"{"op": "result"}"#).is_err());
         assert!(parse_input_line(r#"{"op": "dance"}"#).is_err());
         assert!(parse_input_line(r#"{"grid": 3}"#).is_err());
         assert!(parse_input_line("not json").is_err());

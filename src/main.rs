@@ -6,7 +6,7 @@ use clap::Parser;
 
 fn main() -> std::process::ExitCode {
     let args = cli::Cli::parse();
-    cli::init_tracing(args.verbose);
+    cli::init_tracing(args.verbose, matches!(args.command, cli::Command::Run(_)));
     match cli::run(args.command) {
         Ok(code) => code,
         Err(err) => {

@@ -3,6 +3,7 @@
 mod detect;
 mod pdn;
 mod perft;
+mod run;
 mod track;
 
 use std::process::ExitCode;
@@ -31,18 +32,24 @@ pub enum Command {
     /// Follow a game from observed board states (JSON lines): validated moves out, as the seed's
     /// referee logic would log them, and the game as PDN.
     Track(track::TrackArgs),
+    /// The daemon: watch the configured boards, record their games, serve them over HTTP.
+    Run(run::RunArgs),
 }
 
-pub fn init_tracing(verbose: u8) {
+/// `daemon`: the daemon logs what it does (info) by default; the other commands only problems.
+pub fn init_tracing(verbose: u8, daemon: bool) {
     use tracing_subscriber::EnvFilter;
     let default = match verbose {
+        0 if daemon => "info",
         0 => "warn",
         1 => "info",
         2 => "debug",
         _ => "trace",
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    // Colours only for a person at a terminal, not for journald or a log file.
+    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(colour).init();
 }
 
 pub fn run(command: Command) -> anyhow::Result<ExitCode> {
@@ -51,5 +58,6 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Pdn(command) => pdn::run(command),
         Command::Detect(args) => detect::run(args),
         Command::Track(args) => track::run(args),
+        Command::Run(args) => run::run(args),
     }
 }

@@ -63,7 +63,7 @@ pub mod observation;
 pub mod record;
 pub mod scoring;
 
-use std::rc::Rc;
+use std::sync::Arc;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
@@ -182,7 +182,8 @@ struct Game {
     history: Vec<Snapshot>,
     record: GameRecord,
     over: bool,
-    candidates: Option<Rc<Vec<Candidate>>>,
+    // Arc, not Rc: the daemon moves trackers between threads.
+    candidates: Option<Arc<Vec<Candidate>>>,
 }
 
 pub struct Tracker {
@@ -603,7 +604,7 @@ impl Tracker {
         self.game.as_mut().expect("a game is on")
     }
 
-    fn candidates(&mut self) -> Rc<Vec<Candidate>> {
+    fn candidates(&mut self) -> Arc<Vec<Candidate>> {
         let g = self.game.as_ref().expect("a game is on");
         if let Some(c) = &g.candidates {
             return c.clone();
@@ -617,7 +618,7 @@ impl Tracker {
             tentative: g.tentative.as_ref(),
             pending,
         };
-        let list = Rc::new(enumerate(&situation));
+        let list = Arc::new(enumerate(&situation));
         self.game_mut().candidates = Some(list.clone());
         list
     }

@@ -185,6 +185,49 @@ impl Observation {
     }
 }
 
+impl Observation {
+    /// The observation as a JSON line of [`parse_input_line`]'s format (`grid`, `probs` when a
+    /// square has probabilities, `t`): what the daemon writes to its event log. Reading it back
+    /// gives the same readings, except that probabilities summing to more than 1 by rounding are
+    /// scaled to 1 (the daemon hands the tracker the read-back copy, so a replay sees the same).
+    pub fn to_input_json(&self) -> Value {
+        let mut line = serde_json::Map::new();
+        let grid: Vec<String> = self
+            .squares
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|r| match r {
+                        Reading::Class(c) => c.to_char(),
+                        Reading::Unknown | Reading::Probabilities(_) => '?',
+                    })
+                    .collect()
+            })
+            .collect();
+        line.insert("grid".into(), grid.into());
+        let has_probs = self.squares.iter().flatten().any(|r| matches!(r, Reading::Probabilities(_)));
+        if has_probs {
+            let probs: Vec<Value> = self
+                .squares
+                .iter()
+                .map(|row| {
+                    row.iter()
+                        .map(|r| match r {
+                            Reading::Probabilities(p) => p.iter().map(|&x| Value::from(x)).collect(),
+                            _ => Value::Null,
+                        })
+                        .collect()
+                })
+                .collect();
+            line.insert("probs".into(), probs.into());
+        }
+        if let Some(t) = self.t {
+            line.insert("t".into(), t.into());
+        }
+        Value::Object(line)
+    }
+}
+
 /// An operator command, as a JSON line `{"op": "..."}`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command {
@@ -393,6 +436,18 @@ mod tests {
         let seen = Observation::of_position(&Position::start(&rules), 0, &rules);
         assert_eq!(seen.to_grid()[0], "b.b.b.b.");
         assert_eq!(seen.to_grid()[7], ".w.w.w.w");
+    }
+
+    #[test]
+    fn observations_round_trip_through_their_json_line() {
+        let mut obs = Observation::from_grid(&START).unwrap().with_time(2.25);
+        obs.squares[3][2] = Reading::Unknown;
+        obs.squares[4][1] = Reading::Probabilities([0.1, 0.7, 0.1, 0.05, 0.0]);
+        let line = obs.to_input_json().to_string();
+        let InputLine::Observation(back) = parse_input_line(&line).unwrap() else { panic!("{line}") };
+        assert_eq!(*back, obs);
+        let plain = Observation::from_grid(&START).unwrap();
+        assert!(!plain.to_input_json().to_string().contains("probs"));
     }
 
     #[test]

@@ -1,0 +1,250 @@
+//! Keeps a board's source running: opens it, reads it, and when it fails (a camera unplugged, a
+//! stream dropped, a file not there yet) reports why and tries again after a pause that doubles
+//! up to a limit. The other boards never notice: each board has its own thread.
+
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::config::RetryConfig;
+use super::source::{BoardSource, SourceItem};
+
+/// A stop request shared by the daemon and the board threads; sleeping on it ends at once when
+/// it is raised, so shutdown does not wait for a retry pause.
+#[derive(Clone, Default)]
+pub struct StopSignal {
+    inner: Arc<(Mutex<bool>, Condvar)>,
+}
+
+impl StopSignal {
+    pub fn new() -> StopSignal {
+        StopSignal::default()
+    }
+
+    pub fn stop(&self) {
+        let (flag, wake) = &*self.inner;
+        *flag.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        wake.notify_all();
+    }
+
+    pub fn is_stopped(&self) -> bool {
+        *self.inner.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Sleep for `duration` or until stopped; true when stopped.
+    pub fn sleep(&self, duration: Duration) -> bool {
+        let (flag, wake) = &*self.inner;
+        let guard = flag.lock().unwrap_or_else(|e| e.into_inner());
+        let (guard, _) = wake.wait_timeout_while(guard, duration, |stopped| !*stopped).unwrap_or_else(|e| e.into_inner());
+        *guard
+    }
+}
+
+/// Pauses between attempts: `initial`, doubling up to `max`; back to `initial` once the source
+/// has delivered again.
+#[derive(Clone, Debug)]
+pub struct Backoff {
+    config: RetryConfig,
+    next: Duration,
+}
+
+impl Backoff {
+    pub fn new(config: RetryConfig) -> Backoff {
+        Backoff { config, next: config.initial }
+    }
+
+    pub fn next_pause(&mut self) -> Duration {
+        let pause = self.next;
+        self.next = (self.next * 2).min(self.config.max);
+        pause
+    }
+
+    pub fn reset(&mut self) {
+        self.next = self.config.initial;
+    }
+}
+
+/// What a source is doing, as the API shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceState {
+    /// Opening the device or file.
+    Starting,
+    /// Delivering frames.
+    Running,
+    /// Failed; the next attempt comes after a pause.
+    Retrying,
+    /// A finite source (a file) was read to its end.
+    Ended,
+    /// The daemon is shutting down, or the board could not start.
+    Stopped,
+}
+
+/// Where the supervisor reports to: the board pipeline.
+pub trait SourceSink {
+    /// The source changed state; `error` says why when it failed, `retry_in` when it is retried.
+    fn state(&self, state: SourceState, error: Option<String>, retry_in: Option<Duration>);
+    /// One frame or board state.
+    fn item(&self, item: SourceItem);
+    /// A problem that does not stop the source (a bad line, an unreadable frame).
+    fn warning(&self, message: String);
+}
+
+/// Run `source` until it ends or `stop` is raised, reopening it after failures.
+pub fn supervise(source: &mut dyn BoardSource, retry: RetryConfig, stop: &StopSignal, sink: &dyn SourceSink) {
+    let mut backoff = Backoff::new(retry);
+    let what = source.describe();
+    while !stop.is_stopped() {
+        sink.state(SourceState::Starting, None, None);
+        let failure = match source.open() {
+            Err(e) => format!("{e:#}"),
+            Ok(()) => {
+                tracing::info!(source = %what, "source open");
+                sink.state(SourceState::Running, None, None);
+                match read_until_failure(source, stop, sink, &mut backoff) {
+                    Ok(Finished::Ended) => {
+                        tracing::info!(source = %what, "source ended");
+                        sink.state(SourceState::Ended, None, None);
+                        return;
+                    }
+                    Ok(Finished::Stopped) => break,
+                    Err(e) => e,
+                }
+            }
+        };
+        if stop.is_stopped() {
+            break;
+        }
+        let pause = backoff.next_pause();
+        tracing::warn!(source = %what, "{failure}; trying again in {:.1} s", pause.as_secs_f64());
+        sink.state(SourceState::Retrying, Some(failure), Some(pause));
+        if stop.sleep(pause) {
+            break;
+        }
+    }
+    sink.state(SourceState::Stopped, None, None);
+}
+
+enum Finished {
+    Ended,
+    Stopped,
+}
+
+fn read_until_failure(
+    source: &mut dyn BoardSource,
+    stop: &StopSignal,
+    sink: &dyn SourceSink,
+    backoff: &mut Backoff,
+) -> Result<Finished, String> {
+    loop {
+        if stop.is_stopped() {
+            return Ok(Finished::Stopped);
+        }
+        match source.next(stop) {
+            Ok(Some(item)) => {
+                backoff.reset();
+                for warning in &item.warnings {
+                    sink.warning(warning.clone());
+                }
+                sink.item(item);
+            }
+            Ok(None) if stop.is_stopped() => return Ok(Finished::Stopped),
+            Ok(None) => return Ok(Finished::Ended),
+            Err(e) => return Err(format!("{e:#}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+    use std::time::Instant;
+
+    #[test]
+    fn backoff_doubles_to_the_limit_and_resets() {
+        let mut b = Backoff::new(RetryConfig { initial: Duration::from_millis(100), max: Duration::from_millis(350) });
+        let pauses: Vec<u128> = (0..4).map(|_| b.next_pause().as_millis()).collect();
+        assert_eq!(pauses, [100, 200, 350, 350]);
+        b.reset();
+        assert_eq!(b.next_pause().as_millis(), 100);
+    }
+
+    #[test]
+    fn a_stop_ends_a_sleep_at_once() {
+        let stop = StopSignal::new();
+        let other = stop.clone();
+        let started = Instant::now();
+        let waiter = std::thread::spawn(move || other.sleep(Duration::from_secs(30)));
+        std::thread::sleep(Duration::from_millis(20));
+        stop.stop();
+        assert!(waiter.join().unwrap());
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert!(stop.sleep(Duration::from_secs(30)), "already stopped: no wait");
+    }
+
+    /// Fails to open twice, then delivers two items and ends.
+    struct Flaky {
+        opens: u32,
+        left: u32,
+    }
+
+    impl BoardSource for Flaky {
+        fn describe(&self) -> String {
+            "flaky".into()
+        }
+        fn open(&mut self) -> anyhow::Result<()> {
+            self.opens += 1;
+            if self.opens <= 2 {
+                anyhow::bail!("no device (attempt {})", self.opens)
+            }
+            Ok(())
+        }
+        fn next(&mut self, _stop: &StopSignal) -> anyhow::Result<Option<SourceItem>> {
+            if self.left == 0 {
+                return Ok(None);
+            }
+            self.left -= 1;
+            Ok(Some(SourceItem::default()))
+        }
+    }
+
+    #[derive(Default)]
+    struct Recorder(Mutex<Vec<String>>);
+
+    impl SourceSink for Recorder {
+        fn state(&self, state: SourceState, error: Option<String>, retry_in: Option<Duration>) {
+            let retry = retry_in.map(|d| format!(" in {}ms", d.as_millis())).unwrap_or_default();
+            self.0.lock().unwrap().push(format!("{state:?}{}{retry}", error.map(|e| format!(": {e}")).unwrap_or_default()));
+        }
+        fn item(&self, _item: SourceItem) {
+            self.0.lock().unwrap().push("item".into());
+        }
+        fn warning(&self, message: String) {
+            self.0.lock().unwrap().push(format!("warning {message}"));
+        }
+    }
+
+    #[test]
+    fn failures_are_reported_and_retried_until_the_source_delivers() {
+        let mut source = Flaky { opens: 0, left: 2 };
+        let sink = Recorder::default();
+        let retry = RetryConfig { initial: Duration::from_millis(1), max: Duration::from_millis(2) };
+        supervise(&mut source, retry, &StopSignal::new(), &sink);
+        assert_eq!(
+            *sink.0.lock().unwrap(),
+            [
+                "Starting",
+                "Retrying: no device (attempt 1) in 1ms",
+                "Starting",
+                "Retrying: no device (attempt 2) in 2ms",
+                "Starting",
+                "Running",
+                "item",
+                "item",
+                "Ended"
+            ]
+        );
+    }
+}

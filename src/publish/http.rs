@@ -1,0 +1,417 @@
+//! The HTTP API (axum): boards and their state, the live PDN of each game, events as
+//! Server-Sent Events and over WebSocket, camera pictures, operator actions behind a bearer token,
+//! and the live page at `/`. The routes are listed in the README ("Running the daemon").
+//!
+//! Handlers only read copies the boards keep for them; operator actions, which write the log,
+//! run on the blocking pool.
+
+use std::collections::{HashMap, VecDeque};
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::body::Bytes;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use futures::{Stream, StreamExt};
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, watch};
+
+use super::hub::{BoardEvent, Hub, HubMessage};
+use crate::daemon::board::{Board, StepError};
+
+const INDEX_HTML: &str = include_str!("../web/index.html");
+
+pub struct AppState {
+    pub boards: Vec<Arc<Board>>,
+    pub hub: Hub,
+    /// The operator token; `None`: operator actions are off.
+    pub token: Option<String>,
+    /// Events shown with a board's state.
+    pub recent_events: usize,
+    /// Becomes true on shutdown: event streams end so that the server can stop.
+    pub shutdown: watch::Receiver<bool>,
+    pub started: Instant,
+}
+
+pub fn router(state: Arc<AppState>) -> Router {
+    Router::new()
+        .route("/", get(index))
+        .route("/health", get(health))
+        .route("/boards", get(list_boards))
+        .route("/boards/{id}", get(board_state))
+        .route("/boards/{id}/game.pdn", get(game_pdn))
+        .route("/boards/{id}/games.pdn", get(games_pdn))
+        .route("/boards/{id}/frame.jpg", get(frame))
+        .route("/boards/{id}/events", get(board_events))
+        .route("/boards/{id}/events/stream", get(board_event_stream))
+        .route("/boards/{id}/events/ws", get(board_event_socket))
+        .route("/boards/{id}/actions", post(action))
+        .route("/events/stream", get(all_event_stream))
+        .fallback(not_found)
+        .with_state(state)
+}
+
+type App = State<Arc<AppState>>;
+
+fn error(status: StatusCode, message: impl Into<String>) -> Response {
+    (status, no_cache(), Json(json!({ "error": message.into() }))).into_response()
+}
+
+fn no_cache() -> [(header::HeaderName, HeaderValue); 1] {
+    [(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"))]
+}
+
+fn find(app: &AppState, id: &str) -> Result<Arc<Board>, Response> {
+    app.boards.iter().find(|b| b.id() == id).cloned().ok_or_else(|| {
+        let ids: Vec<&str> = app.boards.iter().map(|b| b.id()).collect();
+        error(StatusCode::NOT_FOUND, format!("no board {id:?} (boards: {})", ids.join(", ")))
+    })
+}
+
+/// `after=N` from a query string.
+fn after_param(query: Option<&str>) -> Result<Option<u64>, Response> {
+    let Some(query) = query else { return Ok(None) };
+    for pair in query.split('&') {
+        if let Some(value) = pair.strip_prefix("after=") {
+            return value.parse().map(Some).map_err(|_| {
+                error(StatusCode::BAD_REQUEST, format!("after: {value:?} is not an event number"))
+            });
+        }
+    }
+    Ok(None)
+}
+
+async fn index() -> Response {
+    (no_cache(), Html(INDEX_HTML)).into_response()
+}
+
+async fn not_found(method: Method, uri: Uri) -> Response {
+    error(StatusCode::NOT_FOUND, format!("no route {method} {uri}; the API starts at /boards"))
+}
+
+async fn health(State(app): App) -> Response {
+    let boards: Vec<Value> = app
+        .boards
+        .iter()
+        .map(|b| {
+            let source = b.source_json();
+            json!({"id": b.id(), "recording": b.recording(), "source": source["state"], "error": source["error"]})
+        })
+        .collect();
+    (no_cache(), Json(json!({"status": "ok", "uptime_s": app.started.elapsed().as_secs(), "boards": boards})))
+        .into_response()
+}
+
+async fn list_boards(State(app): App) -> Response {
+    let boards: Vec<Value> = app.boards.iter().map(|b| b.summary(app.recent_events)).collect();
+    (no_cache(), Json(boards)).into_response()
+}
+
+async fn board_state(State(app): App, Path(id): Path<String>) -> Response {
+    match find(&app, &id) {
+        Ok(board) => (no_cache(), Json(board.summary(app.recent_events))).into_response(),
+        Err(response) => response,
+    }
+}
+
+fn pdn_response(text: Arc<str>) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8")),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+        ],
+        text.to_string(),
+    )
+        .into_response()
+}
+
+async fn game_pdn(State(app): App, Path(id): Path<String>) -> Response {
+    find(&app, &id).map_or_else(|r| r, |b| pdn_response(b.pdn().0))
+}
+
+async fn games_pdn(State(app): App, Path(id): Path<String>) -> Response {
+    find(&app, &id).map_or_else(|r| r, |b| pdn_response(b.pdn().1))
+}
+
+async fn frame(State(app): App, Path(id): Path<String>) -> Response {
+    let board = match find(&app, &id) {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    match board.picture() {
+        Some(jpeg) => (
+            [
+                (header::CONTENT_TYPE, HeaderValue::from_static("image/jpeg")),
+                (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+            ],
+            Bytes::from(jpeg.to_vec()),
+        )
+            .into_response(),
+        None => error(StatusCode::NOT_FOUND, format!("board {id:?} has no camera picture yet")),
+    }
+}
+
+/// The board's published events after `?after=N` (all by default), as a JSON array.
+async fn board_events(State(app): App, Path(id): Path<String>, RawQuery(query): RawQuery) -> Response {
+    let board = match find(&app, &id) {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let after = match after_param(query.as_deref()) {
+        Ok(a) => a.unwrap_or(0),
+        Err(r) => return r,
+    };
+    let events = board.events_after(after);
+    (no_cache(), Json(events.iter().map(|e| e.as_ref()).collect::<Vec<_>>())).into_response()
+}
+
+/// Where a stream of one board starts: `?after=N`, else the `Last-Event-ID` an EventSource sends
+/// when it reconnects, else the beginning.
+fn stream_start(headers: &HeaderMap, query: Option<&str>) -> Result<u64, Response> {
+    if let Some(after) = after_param(query)? {
+        return Ok(after);
+    }
+    Ok(headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0))
+}
+
+/// One board's events after `after`: first from its history, then live; in order, each once.
+/// A listener that falls behind the live channel catches up from the history.
+fn one_board_events(board: Arc<Board>, after: u64, hub: &Hub) -> impl Stream<Item = Arc<BoardEvent>> + Send {
+    // Subscribe before reading the history: an event published in between is then in both, and
+    // the sequence numbers drop the copy.
+    let receiver = hub.subscribe();
+    let backlog: VecDeque<Arc<BoardEvent>> = board.events_after(after).into();
+    futures::stream::unfold((board, after, backlog, receiver), |(board, mut last, mut queue, mut receiver)| async move {
+        loop {
+            if let Some(event) = queue.pop_front() {
+                if event.event.seq > last {
+                    last = event.event.seq;
+                    return Some((event, (board, last, queue, receiver)));
+                }
+                continue;
+            }
+            match receiver.recv().await {
+                Ok(message) => {
+                    if let HubMessage::Event(e) = message.as_ref() {
+                        if e.board == board.id() && e.event.seq > last {
+                            queue.push_back(Arc::new(e.clone()));
+                        }
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(_)) => queue.extend(board.events_after(last)),
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    })
+}
+
+async fn until_shutdown(mut shutdown: watch::Receiver<bool>) {
+    let _ = shutdown.wait_for(|stopping| *stopping).await;
+}
+
+/// SSE of one board: `id:` is the event's sequence number, `data:` the event as JSON.
+async fn board_event_stream(
+    State(app): App,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let board = match find(&app, &id) {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let after = match stream_start(&headers, query.as_deref()) {
+        Ok(a) => a,
+        Err(r) => return r,
+    };
+    let stream = one_board_events(board, after, &app.hub)
+        .map(|e| {
+            let data = serde_json::to_string(e.as_ref()).unwrap_or_default();
+            Ok::<_, Infallible>(SseEvent::default().id(e.event.seq.to_string()).data(data))
+        })
+        .take_until(until_shutdown(app.shutdown.clone()));
+    Sse::new(stream).keep_alive(KeepAlive::default()).into_response()
+}
+
+/// SSE of every board from now on: events (`data:` with `board`), and source changes as
+/// `event: status`. The live page uses it.
+async fn all_event_stream(State(app): App) -> Response {
+    let receiver = app.hub.subscribe();
+    let boards = app.boards.clone();
+    let last: HashMap<String, u64> = boards.iter().map(|b| (b.id().to_string(), b.last_seq())).collect();
+    let stream = futures::stream::unfold(
+        (boards, last, VecDeque::<Arc<HubMessage>>::new(), receiver),
+        |(boards, mut last, mut queue, mut receiver)| async move {
+            loop {
+                if let Some(message) = queue.pop_front() {
+                    if let HubMessage::Event(e) = message.as_ref() {
+                        let seen = last.entry(e.board.clone()).or_default();
+                        if e.event.seq <= *seen {
+                            continue;
+                        }
+                        *seen = e.event.seq;
+                    }
+                    return Some((message, (boards, last, queue, receiver)));
+                }
+                match receiver.recv().await {
+                    Ok(message) => queue.push_back(message),
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        for board in &boards {
+                            let after = last.get(board.id()).copied().unwrap_or(0);
+                            queue.extend(board.events_after(after).into_iter().map(|e| Arc::new(HubMessage::Event((*e).clone()))));
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                }
+            }
+        },
+    )
+    .map(|message| {
+        let event = match message.as_ref() {
+            HubMessage::Event(e) => SseEvent::default().data(serde_json::to_string(e).unwrap_or_default()),
+            HubMessage::Status { board, source } => {
+                SseEvent::default().event("status").data(json!({"board": board, "source": source}).to_string())
+            }
+        };
+        Ok::<_, Infallible>(event)
+    })
+    .take_until(until_shutdown(app.shutdown.clone()));
+    Sse::new(stream).keep_alive(KeepAlive::default()).into_response()
+}
+
+/// WebSocket of one board: each event as a JSON text message, from `?after=N` (or the start).
+async fn board_event_socket(
+    State(app): App,
+    Path(id): Path<String>,
+    RawQuery(query): RawQuery,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    let board = match find(&app, &id) {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let after = match after_param(query.as_deref()) {
+        Ok(a) => a.unwrap_or(0),
+        Err(r) => return r,
+    };
+    let events = one_board_events(board, after, &app.hub);
+    let shutdown = app.shutdown.clone();
+    upgrade.on_upgrade(move |socket| send_events(socket, events, shutdown))
+}
+
+async fn send_events(mut socket: WebSocket, events: impl Stream<Item = Arc<BoardEvent>> + Send, shutdown: watch::Receiver<bool>) {
+    let mut events = std::pin::pin!(events.take_until(until_shutdown(shutdown)));
+    loop {
+        tokio::select! {
+            next = events.next() => match next {
+                Some(e) => {
+                    let text = serde_json::to_string(e.as_ref()).unwrap_or_default();
+                    if socket.send(Message::Text(text.into())).await.is_err() {
+                        return;
+                    }
+                }
+                None => {
+                    let _ = socket.send(Message::Close(None)).await;
+                    return;
+                }
+            },
+            incoming = socket.recv() => match incoming {
+                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
+                Some(Ok(_)) => {} // the stream is one-way; pings are answered by axum
+            },
+        }
+    }
+}
+
+/// Check the bearer token; operator actions are refused without a configured token.
+fn authorize(app: &AppState, headers: &HeaderMap) -> Result<(), Response> {
+    let unauthorized = |message: &str| {
+        let mut response = error(StatusCode::UNAUTHORIZED, message);
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"boardwatch\""));
+        response
+    };
+    let Some(expected) = &app.token else {
+        return Err(error(
+            StatusCode::FORBIDDEN,
+            "operator actions are off: set http.token or http.token_file in the configuration",
+        ));
+    };
+    let Some(value) = headers.get(header::AUTHORIZATION) else {
+        return Err(unauthorized("missing bearer token: send `Authorization: Bearer <token>`"));
+    };
+    let given = value.to_str().ok().and_then(|v| v.strip_prefix("Bearer ")).map(str::trim);
+    match given {
+        None => Err(unauthorized("the Authorization header must be `Bearer <token>`")),
+        Some(token) if constant_time_eq(token.as_bytes(), expected.as_bytes()) => Ok(()),
+        Some(_) => Err(unauthorized("wrong token")),
+    }
+}
+
+/// Compare without leaking, through timing, how much of the token was right.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    let mut diff = (a.len() != b.len()) as u8;
+    for i in 0..a.len().max(b.len()) {
+        diff |= a.get(i).copied().unwrap_or(0) ^ b.get(i).copied().unwrap_or(0);
+    }
+    diff == 0
+}
+
+/// `POST /boards/{id}/actions` with `{"op": ...}`: the events it caused, or why not.
+async fn action(State(app): App, Path(id): Path<String>, headers: HeaderMap, body: Bytes) -> Response {
+    if let Err(response) = authorize(&app, &headers) {
+        return response;
+    }
+    let board = match find(&app, &id) {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let action: Value = match serde_json::from_slice(&body) {
+        Ok(v) => v,
+        Err(e) => return error(StatusCode::BAD_REQUEST, format!("the body is not JSON like {{\"op\": \"undo\"}}: {e}")),
+    };
+    let worker = Arc::clone(&board);
+    // The log is synced before the answer: a blocking write, off the async workers.
+    match tokio::task::spawn_blocking(move || worker.operate(&action)).await {
+        Ok(Ok(events)) => {
+            let events: Vec<&BoardEvent> = events.iter().map(|e| e.as_ref()).collect();
+            (no_cache(), Json(json!({ "events": events }))).into_response()
+        }
+        Ok(Err(StepError::Invalid(m))) => error(StatusCode::BAD_REQUEST, m),
+        Ok(Err(StepError::Refused(m))) => error(StatusCode::CONFLICT, m),
+        Ok(Err(StepError::NotRecording(m))) => {
+            error(StatusCode::SERVICE_UNAVAILABLE, format!("board {id:?} is not recording: {m}"))
+        }
+        Ok(Err(StepError::Log(m))) => error(StatusCode::INTERNAL_SERVER_ERROR, format!("not recorded: {m}")),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, format!("the action failed: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_compare_whole() {
+        assert!(constant_time_eq(b"secret", b"secret"));
+        assert!(!constant_time_eq(b"secret", b"secreT"));
+        assert!(!constant_time_eq(b"secret", b"secret2"));
+        assert!(!constant_time_eq(b"", b"x"));
+    }
+
+    #[test]
+    fn after_is_read_from_the_query() {
+        assert_eq!(after_param(Some("x=1&after=7")).ok().flatten(), Some(7));
+        assert_eq!(after_param(None).ok().flatten(), None);
+        assert!(after_param(Some("after=seven")).is_err());
+    }
+}

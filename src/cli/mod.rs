@@ -33,6 +33,13 @@ pub enum Command {
     Track(track::TrackArgs),
 }
 
+impl Command {
+    /// Commands whose output is typically piped into other tools.
+    pub fn writes_to_a_pipe(&self) -> bool {
+        true
+    }
+}
+
 pub fn init_tracing(verbose: u8) {
     use tracing_subscriber::EnvFilter;
     let default = match verbose {

@@ -36,6 +36,14 @@ pub enum Command {
     Run(run::RunArgs),
 }
 
+impl Command {
+    /// Commands whose output is typically piped into other tools (not the daemon, whose
+    /// sockets rely on EPIPE errors).
+    pub fn writes_to_a_pipe(&self) -> bool {
+        !matches!(self, Command::Run(_))
+    }
+}
+
 /// `daemon`: the daemon logs what it does (info) by default; the other commands only problems.
 pub fn init_tracing(verbose: u8, daemon: bool) {
     use tracing_subscriber::EnvFilter;

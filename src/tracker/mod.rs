@@ -186,6 +186,19 @@ struct Game {
     candidates: Option<Arc<Vec<Candidate>>>,
 }
 
+impl Game {
+    /// Go back to the state before the last accepted change; false when there is none.
+    fn restore_last_snapshot(&mut self) -> bool {
+        let Some(s) = self.history.pop() else { return false };
+        self.pos = s.pos;
+        self.uncrowned = s.uncrowned;
+        self.record.items.truncate(s.record_len);
+        self.over = s.over;
+        self.record.result = s.result;
+        true
+    }
+}
+
 pub struct Tracker {
     config: TrackerConfig,
     rules: Rules,
@@ -464,12 +477,7 @@ impl Tracker {
         g.hold = None;
         g.uncertain = false;
         if g.pending.take().is_none() {
-            if let Some(s) = g.history.pop() {
-                g.pos = s.pos;
-                g.uncrowned = s.uncrowned;
-                g.record.items.truncate(s.record_len);
-                g.over = s.over;
-                g.record.result = s.result;
+            if g.restore_last_snapshot() {
                 g.tentative = None;
             }
         }
@@ -743,13 +751,7 @@ impl Tracker {
     fn undo_tentative(&mut self) {
         let g = self.game_mut();
         g.tentative = None;
-        if let Some(s) = g.history.pop() {
-            g.pos = s.pos;
-            g.uncrowned = s.uncrowned;
-            g.record.items.truncate(s.record_len);
-            g.over = s.over;
-            g.record.result = s.result;
-        }
+        g.restore_last_snapshot();
     }
 
     fn commit(&mut self, m: Move, swapped: bool, kind: EventKind, t: Option<f64>, events: &mut Vec<Event>) {

@@ -18,7 +18,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::config::{BoardConfig, RetryConfig};
-use super::source::{open_source, Picture, SourceInput, SourceItem};
+use super::source::{open_source, render_board_picture, Picture, SourceInput, SourceItem};
 use super::supervisor::{supervise, SourceSink, SourceState, StopSignal};
 use crate::draughts::fen::{parse_fen, to_fen};
 use crate::draughts::rules::Rules;
@@ -228,7 +228,8 @@ fn view_of(tracker: &Tracker) -> GameView {
         holding: tracker.is_holding(),
         result: tracker.record().and_then(|r| r.result).map(|r| r.pdn(tracker.config().variant).to_string()),
         moves: tracker.record().map(|r| r.move_texts()).unwrap_or_default(),
-        games: tracker.games().len().max(usize::from(tracker.record().is_some())),
+        // `games()` leaves out a current game with nothing in it yet; it counts here.
+        games: tracker.games().len() + usize::from(tracker.record().is_some_and(|r| r.is_empty())),
     }
 }
 
@@ -331,6 +332,8 @@ impl Board {
         };
         if let Some(core) = lock(&board.core).as_ref() {
             board.refresh(core);
+            // Until the source shows the board again, show the last board state recorded.
+            *lock(&board.picture) = core.last_fed.as_ref().and_then(render_board_picture);
         }
         Arc::new(board)
     }

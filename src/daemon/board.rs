@@ -614,3 +614,90 @@ impl SourceSink for Board {
         health.last_warning = Some(message);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::daemon::config::SourceConfig;
+    use crate::draughts::Variant;
+    use crate::tracker::KingStyle;
+
+    fn config() -> BoardConfig {
+        BoardConfig {
+            id: "t".into(),
+            name: "t".into(),
+            variant: Variant::Pool,
+            kings: KingStyle::Visible,
+            start_fen: None,
+            source: SourceConfig::Observations { path: "x".into(), pace: Duration::ZERO, follow: false },
+            calibration: None,
+            palette: None,
+            tags: Vec::new(),
+        }
+    }
+
+    fn folder(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("bw-board-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn grid(rows: [&str; 8]) -> Value {
+        json!({ "grid": rows })
+    }
+
+    const START: [&str; 8] =
+        [".b.b.b.b", "b.b.b.b.", ".b.b.b.b", "........", "........", "w.w.w.w.", ".w.w.w.w", "w.w.w.w."];
+    const LIFTED: [&str; 8] =
+        [".b.b.b.b", "b.b.b.b.", "...b.b.b", "........", "........", "w.w.w.w.", ".w.w.w.w", "w.w.w.w."];
+    const MOVED: [&str; 8] =
+        [".b.b.b.b", "b.b.b.b.", "...b.b.b", "b.......", "........", "w.w.w.w.", ".w.w.w.w", "w.w.w.w."];
+
+    #[test]
+    fn reopening_replays_the_log_to_the_same_game() {
+        let dir = folder("replay");
+        let (mut core, published) = BoardCore::open(&config(), &dir).unwrap();
+        assert_eq!(published.iter().map(|e| e.line.as_str()).collect::<Vec<_>>(), ["1: Init Ready"]);
+        assert!(core.step(InputOrigin::Source, Some(1), grid(START)).unwrap().is_empty());
+        assert!(core.step(InputOrigin::Source, Some(2), grid(START)).unwrap().is_empty(), "the same board again");
+        // A piece in the hand: no event, but the tracker's state moves on; it must be replayed.
+        assert!(core.step(InputOrigin::Source, Some(3), grid(LIFTED)).unwrap().is_empty());
+        let refused = core.step(InputOrigin::Operator, None, json!({"op": "confirm"}));
+        assert!(matches!(refused, Err(StepError::Refused(_))));
+        let moved = core.step(InputOrigin::Source, Some(4), grid(MOVED)).unwrap();
+        assert_eq!(moved[0].mv.as_deref(), Some("9-13"));
+        let view = view_of(core.tracker());
+        drop(core);
+
+        let log = std::fs::read_to_string(dir.join("events.jsonl")).unwrap();
+        assert_eq!(log.lines().count(), 4, "init, start, lifted, moved: no repeat, no refused command\n{log}");
+        let (core, published) = BoardCore::open(&config(), &dir).unwrap();
+        assert_eq!(published.len(), 2);
+        assert_eq!(core.cursor, Some(4));
+        assert_eq!(core.last_fed.as_ref().map(|o| o.to_grid()), Some(MOVED.map(String::from)));
+        let again = view_of(core.tracker());
+        assert_eq!((again.fen, again.moves), (view.fen, view.moves));
+        assert!(std::fs::read_to_string(dir.join("game.pdn")).unwrap().contains("1. 9-13 *"));
+    }
+
+    #[test]
+    fn a_second_daemon_cannot_record_the_same_board() {
+        let dir = folder("lock");
+        let (_core, _) = BoardCore::open(&config(), &dir).unwrap();
+        let err = BoardCore::open(&config(), &dir).err().unwrap();
+        assert!(err.contains("another boardwatch is recording this board"), "{err}");
+    }
+
+    #[test]
+    fn operator_actions_are_checked_before_anything_is_applied() {
+        let rules = Variant::Pool.rules();
+        assert_eq!(operator_commands(&json!({"op": "undo"}), &rules).unwrap(), [json!({"op": "back"})]);
+        assert_eq!(
+            operator_commands(&json!({"op": "new_game", "fen": "B:W18:B14"}), &rules).unwrap(),
+            [json!({"op": "clear"}), json!({"op": "set_start", "fen": "B:W18:B14"})]
+        );
+        let err = operator_commands(&json!({"op": "resign"}), &rules).unwrap_err().to_string();
+        assert!(err.contains("`resign` needs `player`"), "{err}");
+        assert!(operator_commands(&json!({"grid": START}), &rules).is_err(), "boards do not come from operators");
+    }
+}

@@ -69,9 +69,8 @@ fn a_game_appears_in_order_over_sse_websocket_and_the_api() {
     // The same over WebSocket.
     let mut ws_events = Vec::new();
     while moves_of(&ws_events).len() < expected.len() {
-        match socket.read().expect("WebSocket message") {
-            tungstenite::Message::Text(text) => ws_events.push(serde_json::from_str::<Value>(&text).unwrap()),
-            _ => {}
+        if let tungstenite::Message::Text(text) = socket.read().expect("WebSocket message") {
+            ws_events.push(serde_json::from_str::<Value>(&text).unwrap());
         }
     }
     assert_eq!(moves_of(&ws_events), expected);

@@ -25,7 +25,7 @@ variant = "english"
 source = { kind = "observations", path = "game.jsonl", pace_ms = 8 }
 "#,
     );
-    let seed: u64 = std::env::var("BW_CRASH_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| rand::random());
+    let seed: u64 = std::env::var("BW_CRASH_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(rand::random);
     eprintln!("seed {seed} (BW_CRASH_SEED={seed} repeats this run)");
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
 

@@ -452,7 +452,7 @@ impl Board {
         lock(&self.published).extend(events.iter().cloned());
         for event in &events {
             tracing::info!(board = %self.id(), seq = event.event.seq, "{}", event.event.line);
-            self.hub.publish(HubMessage::Event((**event).clone()));
+            self.hub.publish(HubMessage::Event(Box::new((**event).clone())));
         }
         events
     }

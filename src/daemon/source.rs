@@ -26,7 +26,7 @@ pub type Picture = Arc<[u8]>;
 #[derive(Clone, Debug, PartialEq)]
 pub enum SourceInput {
     /// A board state as read.
-    Observation(Observation),
+    Observation(Box<Observation>),
     /// An operator command recorded in an observation file, as a `{"op": ...}` JSON object.
     Command(Value),
 }
@@ -153,11 +153,10 @@ impl ObservationFile {
             return Ok(None);
         }
         self.partial.push_str(&chunk);
-        if !self.partial.ends_with('\n') {
-            if self.follow {
-                return Ok(None); // the writer is in the middle of the line
-            }
-            // The last line of a finished file needs no newline.
+        // While following, a line without its newline is still being written; the last line of
+        // a finished file needs none.
+        if !self.partial.ends_with('\n') && self.follow {
+            return Ok(None);
         }
         self.line_number += 1;
         Ok(Some(std::mem::take(&mut self.partial)))
@@ -207,7 +206,7 @@ impl BoardSource for ObservationFile {
             let item = match parse_input_line(&line) {
                 Ok(InputLine::Observation(obs)) => SourceItem {
                     picture: render_board_picture(&obs),
-                    input: Some(SourceInput::Observation(*obs)),
+                    input: Some(SourceInput::Observation(obs)),
                     cursor,
                     warnings: Vec::new(),
                 },

@@ -5,6 +5,9 @@
 //! Handlers only read copies the boards keep for them; operator actions, which write the log,
 //! run on the blocking pool.
 
+// Handlers return early with a ready response as the error: its size does not matter here.
+#![allow(clippy::result_large_err)]
+
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -204,7 +207,7 @@ fn one_board_events(board: Arc<Board>, after: u64, hub: &Hub) -> impl Stream<Ite
                 Ok(message) => {
                     if let HubMessage::Event(e) = message.as_ref() {
                         if e.board == board.id() && e.event.seq > last {
-                            queue.push_back(Arc::new(e.clone()));
+                            queue.push_back(Arc::new((**e).clone()));
                         }
                     }
                 }
@@ -268,7 +271,9 @@ async fn all_event_stream(State(app): App) -> Response {
                     Err(broadcast::error::RecvError::Lagged(_)) => {
                         for board in &boards {
                             let after = last.get(board.id()).copied().unwrap_or(0);
-                            queue.extend(board.events_after(after).into_iter().map(|e| Arc::new(HubMessage::Event((*e).clone()))));
+                            queue.extend(
+                                board.events_after(after).into_iter().map(|e| Arc::new(HubMessage::Event(Box::new((*e).clone())))),
+                            );
                         }
                     }
                     Err(broadcast::error::RecvError::Closed) => return None,

@@ -15,7 +15,7 @@ use crate::tracker::Event;
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum HubMessage {
     /// A tracker event of a board, already in its log.
-    Event(BoardEvent),
+    Event(Box<BoardEvent>),
     /// A board's source changed state (a camera lost, back, a file ended); the value is the
     /// board's `source` object as `/boards/{id}` shows it.
     Status { board: String, source: serde_json::Value },

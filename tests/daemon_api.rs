@@ -288,26 +288,32 @@ fn sigterm_stops_cleanly_and_systemd_hears_ready_watchdog_and_stopping() {
     let dir = config.parent().unwrap().to_path_buf();
     let socket_path = dir.join("notify.sock");
     let socket = UnixDatagram::bind(&socket_path).unwrap();
-    socket.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    // Read as systemd does, all the time.
+    let (heard_tx, heard) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        let mut buffer = [0u8; 512];
+        while let Ok(n) = socket.recv(&mut buffer) {
+            if heard_tx.send(String::from_utf8_lossy(&buffer[..n]).into_owned()).is_err() {
+                return;
+            }
+        }
+    });
     let mut daemon = Daemon::start_with(&config, |command| {
         command.env("NOTIFY_SOCKET", &socket_path).env("WATCHDOG_USEC", "200000");
     });
-    let mut heard = Vec::new();
-    let mut buffer = [0u8; 512];
-    while !(heard.iter().any(|m: &String| m.contains("READY=1")) && heard.iter().any(|m| m.contains("WATCHDOG=1"))) {
-        let n = socket.recv(&mut buffer).expect("a notification");
-        heard.push(String::from_utf8_lossy(&buffer[..n]).into_owned());
-    }
+    let wait_for = |what: &str| loop {
+        let message = heard.recv_timeout(Duration::from_secs(10)).unwrap_or_else(|_| panic!("no {what}"));
+        if message.contains(what) {
+            return message;
+        }
+    };
+    assert!(wait_for("READY=1").contains("STATUS=2 boards, API on 127.0.0.1:"));
+    wait_for("WATCHDOG=1");
     daemon.wait_for_board("table1", "the game", |s| s["game"]["moves"].as_array().unwrap().len() == expected.len());
     let sse = SseClient::connect(&daemon.url("/boards/table1/events/stream"));
     let status = daemon.terminate();
     assert!(status.success(), "exit status {status}: {}", daemon.log.lock().unwrap());
-    loop {
-        let n = socket.recv(&mut buffer).expect("STOPPING=1");
-        if String::from_utf8_lossy(&buffer[..n]).contains("STOPPING=1") {
-            break;
-        }
-    }
+    wait_for("STOPPING=1");
     // The open event stream was ended by the shutdown, not cut by a timeout.
     let events = sse.collect_until(Duration::from_secs(5), |_| false);
     assert_eq!(moves_of(&events.into_iter().map(|(_, e)| e).collect::<Vec<_>>()), expected);

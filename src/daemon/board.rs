@@ -287,6 +287,25 @@ pub struct Board {
     picture: Mutex<Option<Picture>>,
     stop: StopSignal,
     thread: Mutex<Option<JoinHandle<()>>>,
+    /// When the step holding the records began; `None` between steps. A step that never ends
+    /// (a disk that hangs) is what the watchdog must notice.
+    step_started: Mutex<Option<Instant>>,
+}
+
+/// Marks a step as under way for as long as it lives.
+struct StepTimer<'a>(&'a Mutex<Option<Instant>>);
+
+impl<'a> StepTimer<'a> {
+    fn start(slot: &'a Mutex<Option<Instant>>) -> StepTimer<'a> {
+        *lock(slot) = Some(Instant::now());
+        StepTimer(slot)
+    }
+}
+
+impl Drop for StepTimer<'_> {
+    fn drop(&mut self) {
+        *lock(self.0) = None;
+    }
 }
 
 impl Board {
@@ -327,6 +346,7 @@ impl Board {
             picture: Mutex::new(None),
             stop: StopSignal::new(),
             thread: Mutex::new(None),
+            step_started: Mutex::new(None),
             core: Mutex::new(core),
             config,
         };
@@ -406,6 +426,7 @@ impl Board {
     pub fn operate(&self, action: &Value) -> Result<Vec<Arc<BoardEvent>>, StepError> {
         let commands = operator_commands(action, &self.config.variant.rules())?;
         let mut guard = lock(&self.core);
+        let _timer = StepTimer::start(&self.step_started);
         let Some(core) = guard.as_mut() else {
             return Err(StepError::NotRecording(self.failure.clone().unwrap_or_default()));
         };
@@ -424,6 +445,7 @@ impl Board {
             SourceInput::Command(op) => op,
         };
         let mut guard = lock(&self.core);
+        let _timer = StepTimer::start(&self.step_started);
         let Some(core) = guard.as_mut() else { return };
         match core.step(InputOrigin::Source, cursor, value) {
             Ok(events) => {
@@ -527,18 +549,10 @@ impl Board {
         lock(&self.picture).clone()
     }
 
-    /// The board's records can be reached (the watchdog's check that no board is wedged).
+    /// No step has been holding the board's records for `limit` or more (the watchdog's check
+    /// that no board is wedged). Never waits.
     pub fn responsive(&self, limit: Duration) -> bool {
-        let deadline = Instant::now() + limit;
-        loop {
-            if self.core.try_lock().is_ok() {
-                return true;
-            }
-            if Instant::now() >= deadline {
-                return false;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        lock(&self.step_started).is_none_or(|started| started.elapsed() < limit)
     }
 }
 

@@ -127,9 +127,9 @@ async fn wait_for_signal() -> anyhow::Result<&'static str> {
     })
 }
 
-/// Tell systemd all is well while it is: the runtime answers (this task runs) and every board's
-/// records can be reached. A camera stuck in its driver does not count: its board reports it and
-/// the others must not be restarted with it.
+/// Tell systemd all is well while it is: the runtime answers (this task runs) and no board has
+/// been stuck in one step of its records (a hung disk) for a whole interval. A camera stuck in its
+/// driver does not count: its board reports it, and the others must not be restarted with it.
 async fn watchdog(boards: Vec<Arc<Board>>, interval: Duration, mut shutdown: watch::Receiver<bool>) {
     let mut ticks = tokio::time::interval(interval);
     loop {
@@ -137,15 +137,10 @@ async fn watchdog(boards: Vec<Arc<Board>>, interval: Duration, mut shutdown: wat
             _ = ticks.tick() => {}
             _ = shutdown.wait_for(|stopping| *stopping) => return,
         }
-        let checked = boards.clone();
-        let limit = interval;
-        let healthy = tokio::task::spawn_blocking(move || checked.iter().all(|b| b.responsive(limit)))
-            .await
-            .unwrap_or(false);
-        if healthy {
+        if boards.iter().all(|b| b.responsive(interval)) {
             notify::watchdog();
         } else {
-            tracing::error!("a board's records are locked for too long; not telling the watchdog all is well");
+            tracing::error!("a board has been recording one step for too long; not telling the watchdog all is well");
         }
     }
 }

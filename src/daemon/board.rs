@@ -523,6 +523,10 @@ impl Board {
             let published = lock(&self.published);
             published[published.len().saturating_sub(recent)..].to_vec()
         };
+        // One lock at a time: never two of the board's locks held together.
+        let game = lock(&self.view).clone();
+        let source = self.source_json();
+        let has_picture = lock(&self.picture).is_some();
         json!({
             "id": self.config.id,
             "name": self.config.name,
@@ -532,9 +536,9 @@ impl Board {
             "recording": self.failure.is_none(),
             "error": self.failure,
             "folder": self.dir,
-            "game": *lock(&self.view),
-            "source": self.source_json(),
-            "has_picture": lock(&self.picture).is_some(),
+            "game": game,
+            "source": source,
+            "has_picture": has_picture,
             "last_seq": last_events.last().map_or(0, |e| e.event.seq),
             "last_events": last_events.iter().map(|e| e.as_ref()).collect::<Vec<_>>(),
         })

@@ -413,6 +413,33 @@ mod tests {
         assert!(!constant_time_eq(b"", b"x"));
     }
 
+    /// A listener far behind the live channel still gets every event, in order, once.
+    #[tokio::test]
+    async fn a_lagging_listener_catches_up_from_the_history() {
+        use crate::daemon::config::{BoardConfig, SourceConfig};
+        let dir = std::env::temp_dir().join(format!("bw-http-lag-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let config = BoardConfig {
+            id: "t".into(),
+            name: "t".into(),
+            variant: crate::draughts::Variant::Pool,
+            kings: crate::tracker::KingStyle::Visible,
+            start_fen: None,
+            source: SourceConfig::Observations { path: "x".into(), pace: std::time::Duration::ZERO, follow: false },
+            calibration: None,
+            palette: None,
+            tags: Vec::new(),
+        };
+        let hub = Hub::new(2);
+        let board = Board::open(config, &dir, hub.clone());
+        let stream = one_board_events(Arc::clone(&board), 0, &hub);
+        for _ in 0..40 {
+            board.operate(&json!({"op": "init"})).unwrap();
+        }
+        let seqs: Vec<u64> = stream.take(41).map(|e| e.event.seq).collect().await;
+        assert_eq!(seqs, (1..=41).collect::<Vec<_>>());
+    }
+
     #[test]
     fn after_is_read_from_the_query() {
         assert_eq!(after_param(Some("x=1&after=7")).ok().flatten(), Some(7));

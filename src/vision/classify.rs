@@ -88,9 +88,9 @@ pub fn grid_strings(sq: &[[SquareReading; 8]; 8]) -> Vec<String> {
 }
 
 /// Number of features per square.
-pub const NF: usize = 7;
+pub const NF: usize = 9;
 /// Names, in order, as used in the colour-model file.
-pub const FEATURE_NAMES: [&str; NF] = ["level", "rel_level", "rel_a", "rel_b", "rim", "rings", "rings_med"];
+pub const FEATURE_NAMES: [&str; NF] = ["level", "rel_level", "rel_a", "rel_b", "rim", "rings", "rings_med", "top_a", "top_b"];
 
 /// Lighting-normalised description of one square.
 ///
@@ -106,6 +106,10 @@ pub const FEATURE_NAMES: [&str; NF] = ["level", "rel_level", "rel_a", "rel_b", "
 /// * rings: the same inside the disc (the men's turned concentric grooves).
 /// * rings_med: rings as the median over 12 angular sectors (robust to one
 ///   sector crossed by a thread or a glare edge).
+/// * top_a, top_b: colour of the piece top (Lab a*, b*, 8-bit units) minus the
+///   colour of the board's median light square: a white balance against the
+///   board itself, so coloured pieces (red, yellow, blue, green) keep their
+///   place under warm or cold light.
 #[derive(Debug, Clone, Copy, Default, serde::Serialize)]
 pub struct SquareFeatures {
     pub f: [f32; NF],
@@ -302,8 +306,20 @@ impl Ring {
     }
 }
 
-/// Compute features for all squares.
+/// Compute features for all squares (no lean: the piece tops are looked for
+/// around the square centres).
 pub fn board_features(rect: &Mat) -> Result<BoardFeatures> {
+    board_features_with(rect, None)
+}
+
+/// Where piece tops appear in the rectified image relative to the square
+/// centres, in rectified px (see `rectify::Lean`): tall pieces seen obliquely
+/// lean away from the camera. `None` = straight above.
+pub type LeanOffsets = [[(f32, f32); 8]; 8];
+
+/// Compute features for all squares; the search for each piece top is centred
+/// where a piece standing on the square would show its top.
+pub fn board_features_with(rect: &Mat, lean: Option<&LeanOffsets>) -> Result<BoardFeatures> {
     let pm = planes(rect)?;
     let p = pm.view()?;
     // Parity and the board's reference levels from the square corners (discs
@@ -329,6 +345,25 @@ pub fn board_features(rect: &Mat) -> Result<BoardFeatures> {
     }
     let (me, mo) = (median(&mut even), median(&mut odd));
     let top_left_dark = me < mo;
+    // Colour of the light squares (white balance reference), from their corners.
+    let (mut la, mut lb) = (Vec::with_capacity(512), Vec::with_capacity(512));
+    for r in 0..8 {
+        for c in 0..8 {
+            if ((r + c) % 2 == 0) == top_left_dark {
+                continue;
+            }
+            for &(ox, oy) in &[(4usize, 4usize), (SQ - 12, 4), (4, SQ - 12), (SQ - 12, SQ - 12)] {
+                for y in (r * SQ + oy..r * SQ + oy + 8).step_by(4) {
+                    for x in (c * SQ + ox..c * SQ + ox + 8).step_by(4) {
+                        let h = half_idx(x, y);
+                        la.push(p.a[h] as f32);
+                        lb.push(p.b[h] as f32);
+                    }
+                }
+            }
+        }
+    }
+    let (ref_a, ref_b) = (median(&mut la), median(&mut lb));
     let (ref_dark, ref_light) = if top_left_dark { (me, mo) } else { (mo, me) };
     let contrast = (ref_light - ref_dark).max(1.0);
 
@@ -343,7 +378,13 @@ pub fn board_features(rect: &Mat) -> Result<BoardFeatures> {
     for r in 0..8 {
         for c in 0..8 {
             let dark = ((r + c) % 2 == 0) == top_left_dark;
-            let (cx, cy) = ((c * SQ + SQ / 2) as i32, (r * SQ + SQ / 2) as i32);
+            // Search centre: the square centre moved by the expected lean of a
+            // piece top (kept inside the square so the window stays on it).
+            let (lx, ly) = lean.map_or((0, 0), |l| {
+                let (x, y) = l[r][c];
+                (x.round().clamp(-(SEARCH as f32), SEARCH as f32) as i32, y.round().clamp(-(SEARCH as f32), SEARCH as f32) as i32)
+            });
+            let (cx, cy) = ((c * SQ + SQ / 2) as i32 + lx, (r * SQ + SQ / 2) as i32 + ly);
             let m = 4;
             let bounds = ((c * SQ) as i32 + m, (r * SQ) as i32 + m, ((c + 1) * SQ) as i32 - m, ((r + 1) * SQ) as i32 - m);
             // Find the disc: the circle-Hough peak inside the search window, then
@@ -356,7 +397,8 @@ pub fn board_features(rect: &Mat) -> Result<BoardFeatures> {
                 let mut pk = (f32::MIN, 0i32, 0i32);
                 for dy in (-SEARCH..=SEARCH).step_by(2) {
                     for dx in (-SEARCH..=SEARCH).step_by(2) {
-                        let v = box3(&acc, ((cx + dx) / 2) as usize, ((cy + dy) / 2) as usize);
+                        let (hx, hy) = (((cx + dx) / 2).clamp(0, NH as i32 - 1), ((cy + dy) / 2).clamp(0, NH as i32 - 1));
+                        let v = box3(&acc, hx as usize, hy as usize);
                         if v > pk.0 {
                             pk = (v, dx, dy);
                         }
@@ -407,8 +449,10 @@ pub fn board_features(rect: &Mat) -> Result<BoardFeatures> {
                     rim.radial_score(&p, x, y, bounds) / contrast * 10.0,
                     rings.radial_score(&p, x, y, bounds) / contrast * 10.0,
                     ring_s / contrast * 10.0,
+                    ia - ref_a,
+                    ib - ref_b,
                 ],
-                centre: (best.1 as f32, best.2 as f32),
+                centre: ((x - (c * SQ + SQ / 2) as i32) as f32, (y - (r * SQ + SQ / 2) as i32) as f32),
             };
         }
     }
@@ -515,6 +559,12 @@ fn disc_mean(p: &Planes, x: i32, y: i32, r: f32) -> (f32, f32, f32) {
 /// Classify every square of a rectified board with a colour model.
 pub fn classify(rect: &Mat, model: &ColourModel) -> Result<BoardReading> {
     let bf = board_features(rect)?;
+    Ok(classify_features(&bf, model))
+}
+
+/// Classify with the expected lean of piece tops (oblique views).
+pub fn classify_with(rect: &Mat, model: &ColourModel, lean: Option<&LeanOffsets>) -> Result<BoardReading> {
+    let bf = board_features_with(rect, lean)?;
     Ok(classify_features(&bf, model))
 }
 

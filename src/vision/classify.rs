@@ -380,9 +380,14 @@ pub fn board_features_with(rect: &Mat, lean: Option<&LeanOffsets>) -> Result<Boa
             let dark = ((r + c) % 2 == 0) == top_left_dark;
             // Search centre: the square centre moved by the expected lean of a
             // piece top (kept inside the square so the window stays on it).
-            let (lx, ly) = lean.map_or((0, 0), |l| {
+            // Light squares are read at their centre (men belong on the dark ones;
+            // a knocked man is caught either way).
+            let (lx, ly) = lean.filter(|_| dark).map_or((0, 0), |l| {
                 let (x, y) = l[r][c];
-                (x.round().clamp(-(SEARCH as f32), SEARCH as f32) as i32, y.round().clamp(-(SEARCH as f32), SEARCH as f32) as i32)
+                // Even offsets: the coarse search below steps by 2 px, and keeping
+                // its lattice fixed keeps its peaks where they were.
+                let even = |v: f32| ((v / 2.0).round() * 2.0).clamp(-(SEARCH as f32), SEARCH as f32) as i32;
+                (even(x), even(y))
             });
             let (cx, cy) = ((c * SQ + SQ / 2) as i32 + lx, (r * SQ + SQ / 2) as i32 + ly);
             let m = 4;

@@ -19,8 +19,10 @@ use super::{h_mul, h_to_mat, Result, VisionError, H3};
 
 /// Cells per side of the motion picture: the 8 squares plus a one-square ring.
 pub const MOTION_CELLS: usize = 10;
-/// Pixels per cell of the motion picture.
-pub const MOTION_CELL_PX: usize = 8;
+/// Pixels per cell of the motion picture (each an area average of 4x4 samples).
+pub const MOTION_CELL_PX: usize = 4;
+/// Samples per cell side taken from the camera frame before averaging.
+const SAMPLE_PX: usize = 16;
 
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StabilityConfig {
@@ -35,7 +37,7 @@ pub struct StabilityConfig {
 
 impl Default for StabilityConfig {
     fn default() -> Self {
-        StabilityConfig { still_secs: 0.4, motion_threshold: 6.0, unknown_threshold: 0.5 }
+        StabilityConfig { still_secs: 0.4, motion_threshold: 12.0, unknown_threshold: 0.5 }
     }
 }
 
@@ -72,22 +74,22 @@ pub struct StabilityReport {
 }
 
 /// Small grey picture of the board and a one-square ring (MOTION_CELLS cells of
-/// MOTION_CELL_PX px), straight from the camera frame: one cheap warp.
+/// MOTION_CELL_PX px), straight from the camera frame: a warp to 16 samples per
+/// square, then area averaging down to 4, so that sensor noise and a pixel or
+/// two of camera jitter average out while a hand (a square or more) does not.
 pub fn motion_picture(img: &Mat, loc: &BoardLocation) -> Result<Mat> {
-    let n = (MOTION_CELLS * MOTION_CELL_PX) as i32;
-    let s = 1.0 / MOTION_CELL_PX as f64;
-    // picture px -> board coords: u = x / 8 - 1.
+    let n = (MOTION_CELLS * SAMPLE_PX) as i32;
+    let s = 1.0 / SAMPLE_PX as f64;
+    // picture px -> board coords: u = x / 16 - 1.
     let pic_to_board: H3 = [[s, 0.0, -1.0], [0.0, s, -1.0], [0.0, 0.0, 1.0]];
     let m = h_to_mat(&h_mul(&loc.h_board_to_img, &pic_to_board))?;
-    // INTER_AREA in a perspective warp falls back to bilinear sampling: each
-    // picture pixel is one sample, and the per-cell means average 64 of them.
     let mut warped = Mat::default();
     imgproc::warp_perspective(
         img,
         &mut warped,
         &m,
         Size::new(n, n),
-        imgproc::INTER_AREA | imgproc::WARP_INVERSE_MAP,
+        imgproc::INTER_LINEAR | imgproc::WARP_INVERSE_MAP,
         core::BORDER_REPLICATE,
         Scalar::default(),
     )?;
@@ -97,7 +99,10 @@ pub fn motion_picture(img: &Mat, loc: &BoardLocation) -> Result<Mat> {
     } else {
         gray = warped;
     }
-    Ok(gray)
+    let k = (MOTION_CELLS * MOTION_CELL_PX) as i32;
+    let mut small = Mat::default();
+    imgproc::resize(&gray, &mut small, Size::new(k, k), 0.0, 0.0, imgproc::INTER_AREA)?;
+    Ok(small)
 }
 
 /// Per-cell mean grey levels of a motion picture.

@@ -206,7 +206,14 @@ impl Watcher {
         let picture = motion_picture(img, &loc)?;
         let stability = self.stability.update(t, &picture, &reading)?;
         let mut calibrated_now = false;
-        if stability.stable && (self.frame.is_none() || (!self.calibrated && self.config.auto_calibrate)) {
+        if self.frame.is_none() {
+            // A start position tells the orientation at once (32 squares agree);
+            // learning colours waits until it is still.
+            if let Some(side) = start_position_side(&reading) {
+                self.frame = Some(BoardFrame { white_home: side, top_left_dark: reading.top_left_dark });
+            }
+        }
+        if stability.stable && !self.calibrated && self.config.auto_calibrate {
             calibrated_now = self.learn_from_start(&features, &reading, &loc);
         }
         let reading = if calibrated_now { classify_features(&features, &self.palette) } else { reading };

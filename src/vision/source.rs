@@ -249,7 +249,7 @@ impl VideoSource {
             return Err(SourceError::Missing(path.to_path_buf()));
         }
         let unreadable = |why: String| SourceError::Unreadable { path: path.to_path_buf(), why };
-        let cap = videoio::VideoCapture::from_file(path, videoio::CAP_ANY).map_err(|e| unreadable(e.to_string()))?;
+        let cap = videoio::VideoCapture::from_file(path, videoio::CAP_FFMPEG).map_err(|e| unreadable(e.to_string()))?;
         if !cap.is_opened().unwrap_or(false) {
             return Err(unreadable("not a video OpenCV can open".into()));
         }

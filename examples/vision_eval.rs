@@ -61,7 +61,11 @@ fn photos(args: &[String]) -> R<()> {
     let mut items = Vec::new();
     for (name, grid) in labels.iter().filter(|(k, _)| !k.starts_with('_')) {
         let truth: Vec<String> = grid.as_array().ok_or("grid")?.iter().map(|r| r.as_str().unwrap_or("").to_string()).collect();
-        let img = source::read_image(&Path::new(&data).join(format!("{name}.jpg")))?;
+        let file = Path::new(&data).join(format!("{name}.jpg"));
+        if !file.exists() {
+            continue;
+        }
+        let img = source::read_image(&file)?;
         let t = std::time::Instant::now();
         let loc = locate_board(&img, None).ok();
         let ms = t.elapsed().as_secs_f64() * 1e3;

@@ -199,9 +199,16 @@ pub fn locate_board(img: &Mat, previous: Option<&BoardLocation>) -> Result<Board
     let h_full = h_mul(&s_inv, &hb_small);
     let h_full = canonical(&h_full)?;
     let refined = refine_full(&gray, &h_full).unwrap_or(h_full);
+    // Once more from the refined fit: the corner search windows then start on
+    // the corners, and the result no longer depends on how coarse the first
+    // guess was (i.e. on the image's size).
+    let refined = refine_full(&gray, &refined).unwrap_or(refined);
     let refined = canonical(&refined)?;
+    // Compare like with like: `sc` carries best_extent's bonus for lattice support.
+    let sc1 = score_board(&g, &h_mul(&s_mat, &h_full)).total;
     let sc2 = score_board(&g, &h_mul(&s_mat, &refined)).total;
-    let (hh, s) = if sc2 >= sc - 0.05 { (refined, sc2) } else { (h_full, sc) };
+    let (hh, s) = if sc2 >= sc1 - 0.05 { (refined, sc2) } else { (h_full, sc1) };
+    tracing::debug!("board by {method:?}: score {sc:.2} (pattern {sc1:.2}), refined {sc2:.2}");
     Ok(BoardLocation::new(hh, (w, h), s, method))
 }
 

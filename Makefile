@@ -41,6 +41,7 @@ corpus: build
 
 bench: build
 	$(CARGO) bench --locked --bench perft
+	$(CARGO) bench --locked --bench vision
 
 clean:
 	$(CARGO) clean

@@ -40,7 +40,7 @@ fn report(name: &str, (min, med, p95): (f64, f64, f64)) {
     println!("{name:<48} min {min:7.2} ms   median {med:7.2} ms   p95 {p95:7.2} ms");
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
     core::set_num_threads(1)?;
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/photos/Image_013.jpg");
     let photo = source::read_image(&path)?;

@@ -146,3 +146,13 @@ fn overlay_shows_the_board() {
     assert_eq!(pic.cols().max(pic.rows()), 600);
     assert_eq!(pic.channels(), 3);
 }
+
+#[test]
+fn the_example_calibration_loads_and_reads_its_photo() {
+    let cal = Calibration::load(&common::repo_file("calibration/example-wooden.json")).expect("example calibration");
+    assert_eq!(cal.base_palette, "wooden");
+    let d = detect_calibrated(&photo("Image_013"), &cal).unwrap();
+    assert_eq!(d.location.method, LocateMethod::Tracked, "its corners are this photo's");
+    let frame = BoardFrame::from_orientation(&d.orientation).unwrap();
+    assert_eq!(to_board_coordinates(&d.reading, &frame, true, 0.0).rows(), START);
+}

@@ -108,6 +108,12 @@ impl Watcher {
         Ok(w)
     }
 
+    /// Use corners given by hand (or from elsewhere) as the board's location; they are
+    /// checked on every frame like any kept location.
+    pub fn set_board(&mut self, loc: BoardLocation) {
+        self.set_location(loc);
+    }
+
     pub fn set_source_name(&mut self, name: &str) {
         self.source = name.to_string();
     }

@@ -177,7 +177,21 @@ impl Watcher {
             let quiet = self.quiet_picture(&picture);
             if quiet || t - fail_start >= self.config.relocate_after_secs {
                 let prev = self.location.clone();
-                match locate_board(img, prev.as_ref()) {
+                // The old location as a start (cheap, follows small moves); if the
+                // pattern is still not where it says, a full search.
+                let found = match locate_board(img, prev.as_ref()) {
+                    Ok(loc) => {
+                        let r = rectify(img, &loc)?;
+                        let c = check_location(&r)?;
+                        if c.aligned >= self.config.min_aligned {
+                            Ok(loc)
+                        } else {
+                            locate_board(img, None)
+                        }
+                    }
+                    Err(e) => Err(e),
+                };
+                match found {
                     Ok(loc) => {
                         self.set_location(loc);
                         relocated = true;

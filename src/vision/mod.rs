@@ -10,6 +10,17 @@
 //!   `corners[0]` (the one nearest the image's top-left).
 //! * Grid: `grid[row][col]`, row 0 = board row nearest the top of the image,
 //!   col 0 = leftmost.
+//! * Board coordinates (what the tracker consumes, `rectify::BoardView`): row 0 =
+//!   Black's edge, column 0 on the left seen with White at the bottom, playing
+//!   squares where row + col is odd; `rectify::BoardFrame` maps between the two
+//!   once the orientation is known (calibration or start position).
+//!
+//! Pipeline: `source` hands out frames; `locate` finds the board (and checks a
+//! kept location cheaply); `rectify` warps it to 64 px squares and knows where
+//! piece tops appear in oblique views; `classify` measures each square and
+//! `palette` turns that into class probabilities; `stability` flags hands and
+//! motion; `calibration` stores what a start position teaches; `watch` runs it
+//! all per video frame; `overlay` draws what was seen.
 
 pub mod calibration;
 pub mod classify;

@@ -250,7 +250,14 @@ fn video(args: &[String]) -> R<()> {
     let (mut stable_frames, mut stable_wrong) = (0, 0);
     let mut relocations = 0;
     let mut times = Vec::new();
-    while let Some(f) = src.next_frame()? {
+    // --cast B,G,R: multiply the channels (another lamp, another camera's white balance).
+    let cast: Option<Vec<f64>> = opt(args, "--cast").map(|c| c.split(',').filter_map(|v| v.parse().ok()).collect());
+    while let Some(mut f) = src.next_frame()? {
+        if let Some(k) = &cast {
+            let mut out = opencv::core::Mat::default();
+            opencv::core::multiply(&f.image, &opencv::core::Scalar::new(k[0], k[1], k[2], 0.0), &mut out, 1.0, -1)?;
+            f.image = out;
+        }
         let i = f.index as usize;
         let t0 = std::time::Instant::now();
         let r = w.process(&f.image, f.t)?;

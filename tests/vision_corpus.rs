@@ -6,7 +6,7 @@
 //! * the ray-traced recording `acf7_seed_overhead.mp4` (seed palette): through the per-frame
 //!   pipeline, every `start`/`ply-N` frame reads as the true position in board coordinates,
 //!   and no frame with a hand over the board is handed on as stable, with and without
-//!   self-calibration.
+//!   self-calibration, also with the frames' colours cast as by another lamp.
 
 mod common;
 
@@ -110,7 +110,9 @@ fn fen_grid_numbers_squares_like_the_recording() {
     assert_eq!(g[7], "......W.");
 }
 
-fn run_video(auto_calibrate: bool) {
+/// `cast`: multiply the B, G, R channels of every frame (another lamp, another camera's
+/// white balance and exposure).
+fn run_video(auto_calibrate: bool, cast: Option<[f64; 3]>) {
     let Some(data) = common::shared_data() else { return };
     let path = data.join("videos/acf7_seed_overhead.mp4");
     let (labels, grids) = video_truth(&path);
@@ -119,7 +121,12 @@ fn run_video(auto_calibrate: bool) {
     let mut src = VideoSource::open_file(&path).unwrap();
     let (mut still, mut hands, mut stable) = (0, 0, 0);
     let mut failures = Vec::new();
-    while let Some(f) = src.next_frame().unwrap() {
+    while let Some(mut f) = src.next_frame().unwrap() {
+        if let Some(k) = cast {
+            let mut out = opencv::core::Mat::default();
+            opencv::core::multiply(&f.image, &opencv::core::Scalar::new(k[0], k[1], k[2], 0.0), &mut out, 1.0, -1).unwrap();
+            f.image = out;
+        }
         let i = f.index as usize;
         let r = w.process(&f.image, f.t).unwrap();
         let label = &labels[i];
@@ -139,7 +146,7 @@ fn run_video(auto_calibrate: bool) {
             }
         }
     }
-    eprintln!("video (self-calibration {auto_calibrate}): {still} start/ply frames, {hands} hand frames, {stable} stable frames; calibrated {}", w.is_calibrated());
+    eprintln!("video (self-calibration {auto_calibrate}, cast {cast:?}): {still} start/ply frames, {hands} hand frames, {stable} stable frames; calibrated {}", w.is_calibrated());
     assert_eq!(labels.len(), 1425);
     assert!(still > 800 && hands > 300 && stable > 400);
     assert_eq!(w.is_calibrated(), auto_calibrate);
@@ -149,11 +156,19 @@ fn run_video(auto_calibrate: bool) {
 #[test]
 #[ignore = "corpus: needs ../shared, run by make corpus"]
 fn seed_recording_with_self_calibration() {
-    run_video(true);
+    run_video(true, None);
+}
+
+#[test]
+#[ignore = "corpus: needs ../shared, run by make corpus"]
+fn seed_recording_under_other_lamps() {
+    // Warmer and brighter; colder and darker (no channel clips).
+    run_video(true, Some([0.75, 0.9, 1.1]));
+    run_video(false, Some([0.9, 0.75, 0.6]));
 }
 
 #[test]
 #[ignore = "corpus: needs ../shared, run by make corpus"]
 fn seed_recording_with_the_builtin_palette() {
-    run_video(false);
+    run_video(false, None);
 }

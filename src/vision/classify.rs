@@ -143,6 +143,8 @@ struct PlaneMats {
     b: Mat,
     gx: Mat,
     gy: Mat,
+    /// The rectified image at half resolution (BGR), for the colour planes.
+    half: Mat,
 }
 
 impl PlaneMats {
@@ -187,16 +189,62 @@ fn planes(rect: &Mat) -> Result<PlaneMats> {
     core::lut(&grey, &Mat::from_slice(&l_star_lut())?, &mut lm)?;
     let mut half = Mat::default();
     imgproc::resize(rect, &mut half, core::Size::new(RECT_SIZE / 2, RECT_SIZE / 2), 0.0, 0.0, imgproc::INTER_AREA)?;
-    let mut lab = Mat::default();
-    imgproc::cvt_color_def(&half, &mut lab, imgproc::COLOR_BGR2Lab)?;
-    let mut ch = core::Vector::<Mat>::new();
-    core::split(&lab, &mut ch)?;
-    let (am, bm) = (ch.get(1)?, ch.get(2)?);
     let (mut gxm, mut gym) = (Mat::default(), Mat::default());
     // Sobel is SIMD in OpenCV; a hand loop over 512x512 costs ~1 ms more.
     imgproc::sobel(&lm, &mut gxm, core::CV_32F, 1, 0, 3, 0.125, 0.0, core::BORDER_REPLICATE)?;
     imgproc::sobel(&lm, &mut gym, core::CV_32F, 0, 1, 3, 0.125, 0.0, core::BORDER_REPLICATE)?;
-    Ok(PlaneMats { l: lm, a: am, b: bm, gx: gxm, gy: gym })
+    Ok(PlaneMats { l: lm, a: Mat::default(), b: Mat::default(), gx: gxm, gy: gym, half })
+}
+
+/// Grey level the light squares are brought to before the colour planes are
+/// made (with headroom for pieces lighter than the board).
+const WHITE_REF: f64 = 180.0;
+
+impl PlaneMats {
+    /// Colour planes (Lab a*, b*, half resolution) of the image balanced against
+    /// the board itself: each channel scaled so the light squares' corners come
+    /// out neutral grey at WHITE_REF. A warmer or colder lamp, another camera's
+    /// white balance or exposure all multiply the channels, so this undoes them
+    /// (as far as nothing clips) and the piece colours land where the palette
+    /// expects them.
+    fn balance_colour(&mut self, top_left_dark: bool) -> Result<()> {
+        let half = &self.half;
+        let d = half.data_bytes()?;
+        let mut ch: [Vec<u8>; 3] = [Vec::with_capacity(1024), Vec::with_capacity(1024), Vec::with_capacity(1024)];
+        let hs = SQ / 2;
+        for r in 0..8 {
+            for c in 0..8 {
+                if ((r + c) % 2 == 0) == top_left_dark {
+                    continue;
+                }
+                for &(ox, oy) in &[(2usize, 2usize), (hs - 6, 2), (2, hs - 6), (hs - 6, hs - 6)] {
+                    for y in r * hs + oy..r * hs + oy + 4 {
+                        for x in c * hs + ox..c * hs + ox + 4 {
+                            let i = (y * NH + x) * 3;
+                            for k in 0..3 {
+                                ch[k].push(d[i + k]);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut gains = [1.0f64; 3];
+        for k in 0..3 {
+            let n = ch[k].len() / 2;
+            let m = *ch[k].select_nth_unstable(n).1 as f64;
+            gains[k] = WHITE_REF / m.max(8.0);
+        }
+        let mut balanced = Mat::default();
+        core::multiply(half, &core::Scalar::new(gains[0], gains[1], gains[2], 0.0), &mut balanced, 1.0, -1)?;
+        let mut lab = Mat::default();
+        imgproc::cvt_color_def(&balanced, &mut lab, imgproc::COLOR_BGR2Lab)?;
+        let mut planes = core::Vector::<Mat>::new();
+        core::split(&lab, &mut planes)?;
+        self.a = planes.get(1)?;
+        self.b = planes.get(2)?;
+        Ok(())
+    }
 }
 
 /// 8-bit sRGB grey -> OpenCV 8-bit L* (0..255 for L* 0..100).
@@ -320,31 +368,11 @@ pub type LeanOffsets = [[(f32, f32); 8]; 8];
 /// Compute features for all squares; the search for each piece top is centred
 /// where a piece standing on the square would show its top.
 pub fn board_features_with(rect: &Mat, lean: Option<&LeanOffsets>) -> Result<BoardFeatures> {
-    let pm = planes(rect)?;
+    let mut pm = planes(rect)?;
+    // Parity and the board's reference levels from the square corners.
+    let (top_left_dark, me, mo) = parity_levels(pm.l.data_bytes()?);
+    pm.balance_colour(top_left_dark)?;
     let p = pm.view()?;
-    // Parity and the board's reference levels from the square corners (discs
-    // sit in the middle, so corners show the square's own surface).
-    let corner_l = |r: usize, c: usize| -> f32 {
-        let (x0, y0) = (c * SQ, r * SQ);
-        let mut v = Vec::with_capacity(64);
-        for &(ox, oy) in &[(4usize, 4usize), (SQ - 12, 4), (4, SQ - 12), (SQ - 12, SQ - 12)] {
-            for y in (y0 + oy..y0 + oy + 8).step_by(2) {
-                for x in (x0 + ox..x0 + ox + 8).step_by(2) {
-                    v.push(p.l[y * N + x] as f32);
-                }
-            }
-        }
-        median(&mut v)
-    };
-    let (mut even, mut odd) = (Vec::new(), Vec::new());
-    for r in 0..8 {
-        for c in 0..8 {
-            let v = corner_l(r, c);
-            if (r + c) % 2 == 0 { even.push(v) } else { odd.push(v) }
-        }
-    }
-    let (me, mo) = (median(&mut even), median(&mut odd));
-    let top_left_dark = me < mo;
     // Colour of the light squares (white balance reference), from their corners.
     let (mut la, mut lb) = (Vec::with_capacity(512), Vec::with_capacity(512));
     for r in 0..8 {
@@ -462,6 +490,33 @@ pub fn board_features_with(rect: &Mat, lean: Option<&LeanOffsets>) -> Result<Boa
         }
     }
     Ok(BoardFeatures { squares, top_left_dark, contrast })
+}
+
+/// Parity and reference levels from the squares' corners (discs sit in the
+/// middle, so corners show the square's own surface): (top-left square dark,
+/// median level of the even squares, of the odd squares).
+fn parity_levels(l: &[u8]) -> (bool, f32, f32) {
+    let corner_l = |r: usize, c: usize| -> f32 {
+        let (x0, y0) = (c * SQ, r * SQ);
+        let mut v = Vec::with_capacity(64);
+        for &(ox, oy) in &[(4usize, 4usize), (SQ - 12, 4), (4, SQ - 12), (SQ - 12, SQ - 12)] {
+            for y in (y0 + oy..y0 + oy + 8).step_by(2) {
+                for x in (x0 + ox..x0 + ox + 8).step_by(2) {
+                    v.push(l[y * N + x] as f32);
+                }
+            }
+        }
+        median(&mut v)
+    };
+    let (mut even, mut odd) = (Vec::with_capacity(32), Vec::with_capacity(32));
+    for r in 0..8 {
+        for c in 0..8 {
+            let v = corner_l(r, c);
+            if (r + c) % 2 == 0 { even.push(v) } else { odd.push(v) }
+        }
+    }
+    let (me, mo) = (median(&mut even), median(&mut odd));
+    (me < mo, me, mo)
 }
 
 /// 3x3 box sum (half resolution, i.e. +-2 px at full resolution) of the Hough

@@ -34,13 +34,15 @@ test: deps
 	$(CARGO) test --locked
 
 # Corpus-wide checks over ../shared/data (not in a user's clone): every archive replayed,
-# the PDN 3.0 parser test suite, and the deep perft tables.
+# the PDN 3.0 parser test suite, the deep perft tables, and the vision checks over the 25
+# real photos and the ray-traced recording.
 corpus: build
 	@[ -d $(SHARED)/data ] || { echo "no $(SHARED)/data: corpus checks skipped"; exit 0; }
 	BOARDWATCH_SHARED=$(SHARED) $(CARGO) test --locked -- --ignored --test-threads=1
 
 bench: build
 	$(CARGO) bench --locked --bench perft
+	$(CARGO) bench --locked --bench vision
 
 clean:
 	$(CARGO) clean

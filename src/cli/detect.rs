@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use boardwatch::vision::{self, BoardLocation, ColourModel, Detection};
+use boardwatch::vision::{self, BoardLocation, Calibration, ColourModel, Detection};
 use clap::Args;
 use opencv::core::Mat;
 use opencv::imgcodecs;
@@ -16,9 +16,14 @@ pub struct DetectArgs {
     /// Images to read (JPEG, PNG, ...; EXIF orientation is applied as viewers show it).
     #[arg(required = true)]
     images: Vec<PathBuf>,
-    /// Colour model: a name from `models/` (`wooden`) or a palette JSON file.
+    /// Colour model: a built-in name (`wooden`, `seed`; files in `models/`) or a palette JSON file.
     #[arg(long, default_value = "wooden")]
     palette: String,
+    /// A calibration file (`boardwatch calibrate`): its learnt colours replace the palette, its
+    /// corners are tried first (the board is looked for again if it is not there), and its
+    /// orientation is reported unless the image is itself a start position.
+    #[arg(long, conflicts_with = "palette")]
+    calibration: Option<PathBuf>,
     /// The playing area's corners given by hand: `x,y,x,y,x,y,x,y` (any order).
     #[arg(long, value_parser = parse_corners)]
     corners: Option<[[f32; 2]; 4]>,
@@ -31,7 +36,7 @@ pub struct DetectArgs {
     json: bool,
 }
 
-fn parse_corners(text: &str) -> Result<[[f32; 2]; 4], String> {
+pub fn parse_corners(text: &str) -> Result<[[f32; 2]; 4], String> {
     let values: Vec<f32> = text
         .split(',')
         .map(|v| v.trim().parse::<f32>().map_err(|e| format!("`{v}`: {e}")))
@@ -44,28 +49,20 @@ fn parse_corners(text: &str) -> Result<[[f32; 2]; 4], String> {
 
 /// A palette by name (`models/NAME.json`, built in) or by file path.
 pub fn load_palette(name: &str) -> anyhow::Result<ColourModel> {
-    match name {
-        "wooden" => Ok(ColourModel::wooden()?),
-        path => {
-            let path = Path::new(path);
-            if !path.exists() {
-                bail!("--palette `{name}`: no such built-in palette (known: wooden) and no such file");
-            }
-            ColourModel::load(path).with_context(|| format!("--palette {}", path.display()))
-        }
-    }
+    ColourModel::named(name).with_context(|| "--palette".to_string())
 }
 
 pub fn read_image(path: &Path) -> anyhow::Result<Mat> {
-    if !path.is_file() {
-        bail!("{}: no such file", path.display());
+    Ok(vision::source::read_image(path)?)
+}
+
+/// Write a picture; the extension picks the format.
+pub fn write_picture(out: &Path, picture: &Mat) -> anyhow::Result<()> {
+    let written = imgcodecs::imwrite(out, picture, &opencv::core::Vector::new()).with_context(|| format!("writing {}", out.display()))?;
+    if !written {
+        bail!("{}: could not write the overlay (unknown image extension?)", out.display());
     }
-    let image = imgcodecs::imread(path, imgcodecs::IMREAD_COLOR)
-        .with_context(|| format!("reading {}", path.display()))?;
-    if image.empty() {
-        bail!("{}: not an image OpenCV can decode", path.display());
-    }
-    Ok(image)
+    Ok(())
 }
 
 #[derive(Serialize)]
@@ -84,32 +81,43 @@ fn overlay_path(base: &Path, image: &Path, several: bool) -> PathBuf {
     base.with_file_name(format!("{stem}-{image_stem}.png"))
 }
 
-fn detect_one(path: &Path, model: &ColourModel, args: &DetectArgs) -> anyhow::Result<Detection> {
+fn detect_one(path: &Path, model: &ColourModel, calibration: Option<&Calibration>, args: &DetectArgs) -> anyhow::Result<Detection> {
     let image = read_image(path)?;
-    let detection = match args.corners {
-        Some(corners) => {
+    let detection = match (args.corners, calibration) {
+        (Some(corners), _) => {
             let location = BoardLocation::from_corners(corners, (image.cols(), image.rows())).context("--corners")?;
-            vision::detect_at(&image, location, model)?
+            let mut d = vision::detect_at(&image, location, model)?;
+            if let Some(cal) = calibration {
+                if d.orientation.white_home_confidence < 1.0 {
+                    d.orientation.white_home = Some(cal.white_home);
+                    d.orientation.white_home_confidence = 1.0;
+                }
+            }
+            d
         }
-        None => vision::detect(&image, None, model).with_context(|| format!("{}", path.display()))?,
+        (None, Some(cal)) => vision::detect_calibrated(&image, cal).with_context(|| format!("{}", path.display()))?,
+        (None, None) => vision::detect(&image, None, model).with_context(|| format!("{}", path.display()))?,
     };
     if let Some(base) = &args.overlay {
         let out = overlay_path(base, path, args.images.len() > 1);
         let picture = vision::draw_overlay(&image, &detection.location, Some(&detection.reading), 800)?;
-        let written = imgcodecs::imwrite(&out, &picture, &opencv::core::Vector::new())
-            .with_context(|| format!("writing {}", out.display()))?;
-        if !written {
-            bail!("{}: could not write the overlay (unknown image extension?)", out.display());
-        }
+        write_picture(&out, &picture)?;
     }
     Ok(detection)
 }
 
 pub fn run(args: DetectArgs) -> anyhow::Result<ExitCode> {
-    let model = load_palette(&args.palette)?;
+    let calibration = match &args.calibration {
+        Some(p) => Some(Calibration::load(p).with_context(|| "--calibration".to_string())?),
+        None => None,
+    };
+    let model = match &calibration {
+        Some(c) => c.palette.clone(),
+        None => load_palette(&args.palette)?,
+    };
     let mut all_found = true;
     for path in &args.images {
-        match detect_one(path, &model, &args) {
+        match detect_one(path, &model, calibration.as_ref(), &args) {
             Ok(detection) => {
                 if args.json {
                     println!("{}", serde_json::to_string(&Report { image: path.display().to_string(), detection: &detection })?);

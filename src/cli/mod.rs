@@ -1,5 +1,6 @@
 //! Subcommands. Each module parses nothing itself: clap does, from the structs below.
 
+mod calibrate;
 mod detect;
 mod pdn;
 mod perft;
@@ -26,6 +27,8 @@ pub enum Command {
     Perft(perft::PerftArgs),
     /// Read the board in still images: corners, squares, orientation.
     Detect(detect::DetectArgs),
+    /// Learn corners, orientation and colours from the start position; write a calibration file.
+    Calibrate(calibrate::CalibrateArgs),
     /// Read, check and print PDN game records.
     #[command(subcommand)]
     Pdn(pdn::PdnCommand),
@@ -66,6 +69,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Pdn(command) => pdn::run(command),
         Command::Detect(args) => detect::run(args),
         Command::Track(args) => track::run(args),
+        Command::Calibrate(args) => calibrate::run(args),
         Command::Run(args) => run::run(args),
     }
 }

@@ -88,9 +88,9 @@ pub fn grid_strings(sq: &[[SquareReading; 8]; 8]) -> Vec<String> {
 }
 
 /// Number of features per square.
-pub const NF: usize = 7;
+pub const NF: usize = 9;
 /// Names, in order, as used in the colour-model file.
-pub const FEATURE_NAMES: [&str; NF] = ["level", "rel_level", "rel_a", "rel_b", "rim", "rings", "rings_med"];
+pub const FEATURE_NAMES: [&str; NF] = ["level", "rel_level", "rel_a", "rel_b", "rim", "rings", "rings_med", "top_a", "top_b"];
 
 /// Lighting-normalised description of one square.
 ///
@@ -106,6 +106,10 @@ pub const FEATURE_NAMES: [&str; NF] = ["level", "rel_level", "rel_a", "rel_b", "
 /// * rings: the same inside the disc (the men's turned concentric grooves).
 /// * rings_med: rings as the median over 12 angular sectors (robust to one
 ///   sector crossed by a thread or a glare edge).
+/// * top_a, top_b: colour of the piece top (Lab a*, b*, 8-bit units) minus the
+///   colour of the board's median light square: a white balance against the
+///   board itself, so coloured pieces (red, yellow, blue, green) keep their
+///   place under warm or cold light.
 #[derive(Debug, Clone, Copy, Default, serde::Serialize)]
 pub struct SquareFeatures {
     pub f: [f32; NF],
@@ -139,6 +143,8 @@ struct PlaneMats {
     b: Mat,
     gx: Mat,
     gy: Mat,
+    /// The rectified image at half resolution (BGR), for the colour planes.
+    half: Mat,
 }
 
 impl PlaneMats {
@@ -183,16 +189,62 @@ fn planes(rect: &Mat) -> Result<PlaneMats> {
     core::lut(&grey, &Mat::from_slice(&l_star_lut())?, &mut lm)?;
     let mut half = Mat::default();
     imgproc::resize(rect, &mut half, core::Size::new(RECT_SIZE / 2, RECT_SIZE / 2), 0.0, 0.0, imgproc::INTER_AREA)?;
-    let mut lab = Mat::default();
-    imgproc::cvt_color_def(&half, &mut lab, imgproc::COLOR_BGR2Lab)?;
-    let mut ch = core::Vector::<Mat>::new();
-    core::split(&lab, &mut ch)?;
-    let (am, bm) = (ch.get(1)?, ch.get(2)?);
     let (mut gxm, mut gym) = (Mat::default(), Mat::default());
     // Sobel is SIMD in OpenCV; a hand loop over 512x512 costs ~1 ms more.
     imgproc::sobel(&lm, &mut gxm, core::CV_32F, 1, 0, 3, 0.125, 0.0, core::BORDER_REPLICATE)?;
     imgproc::sobel(&lm, &mut gym, core::CV_32F, 0, 1, 3, 0.125, 0.0, core::BORDER_REPLICATE)?;
-    Ok(PlaneMats { l: lm, a: am, b: bm, gx: gxm, gy: gym })
+    Ok(PlaneMats { l: lm, a: Mat::default(), b: Mat::default(), gx: gxm, gy: gym, half })
+}
+
+/// Grey level the light squares are brought to before the colour planes are
+/// made (with headroom for pieces lighter than the board).
+const WHITE_REF: f64 = 180.0;
+
+impl PlaneMats {
+    /// Colour planes (Lab a*, b*, half resolution) of the image balanced against
+    /// the board itself: each channel scaled so the light squares' corners come
+    /// out neutral grey at WHITE_REF. A warmer or colder lamp, another camera's
+    /// white balance or exposure all multiply the channels, so this undoes them
+    /// (as far as nothing clips) and the piece colours land where the palette
+    /// expects them.
+    fn balance_colour(&mut self, top_left_dark: bool) -> Result<()> {
+        let half = &self.half;
+        let d = half.data_bytes()?;
+        let mut ch: [Vec<u8>; 3] = [Vec::with_capacity(1024), Vec::with_capacity(1024), Vec::with_capacity(1024)];
+        let hs = SQ / 2;
+        for r in 0..8 {
+            for c in 0..8 {
+                if ((r + c) % 2 == 0) == top_left_dark {
+                    continue;
+                }
+                for &(ox, oy) in &[(2usize, 2usize), (hs - 6, 2), (2, hs - 6), (hs - 6, hs - 6)] {
+                    for y in r * hs + oy..r * hs + oy + 4 {
+                        for x in c * hs + ox..c * hs + ox + 4 {
+                            let i = (y * NH + x) * 3;
+                            for k in 0..3 {
+                                ch[k].push(d[i + k]);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut gains = [1.0f64; 3];
+        for k in 0..3 {
+            let n = ch[k].len() / 2;
+            let m = *ch[k].select_nth_unstable(n).1 as f64;
+            gains[k] = WHITE_REF / m.max(8.0);
+        }
+        let mut balanced = Mat::default();
+        core::multiply(half, &core::Scalar::new(gains[0], gains[1], gains[2], 0.0), &mut balanced, 1.0, -1)?;
+        let mut lab = Mat::default();
+        imgproc::cvt_color_def(&balanced, &mut lab, imgproc::COLOR_BGR2Lab)?;
+        let mut planes = core::Vector::<Mat>::new();
+        core::split(&lab, &mut planes)?;
+        self.a = planes.get(1)?;
+        self.b = planes.get(2)?;
+        Ok(())
+    }
 }
 
 /// 8-bit sRGB grey -> OpenCV 8-bit L* (0..255 for L* 0..100).
@@ -302,33 +354,44 @@ impl Ring {
     }
 }
 
-/// Compute features for all squares.
+/// Compute features for all squares (no lean: the piece tops are looked for
+/// around the square centres).
 pub fn board_features(rect: &Mat) -> Result<BoardFeatures> {
-    let pm = planes(rect)?;
+    board_features_with(rect, None)
+}
+
+/// Where piece tops appear in the rectified image relative to the square
+/// centres, in rectified px (see `rectify::Lean`): tall pieces seen obliquely
+/// lean away from the camera. `None` = straight above.
+pub type LeanOffsets = [[(f32, f32); 8]; 8];
+
+/// Compute features for all squares; the search for each piece top is centred
+/// where a piece standing on the square would show its top.
+pub fn board_features_with(rect: &Mat, lean: Option<&LeanOffsets>) -> Result<BoardFeatures> {
+    let mut pm = planes(rect)?;
+    // Parity and the board's reference levels from the square corners.
+    let (top_left_dark, me, mo) = parity_levels(pm.l.data_bytes()?);
+    pm.balance_colour(top_left_dark)?;
     let p = pm.view()?;
-    // Parity and the board's reference levels from the square corners (discs
-    // sit in the middle, so corners show the square's own surface).
-    let corner_l = |r: usize, c: usize| -> f32 {
-        let (x0, y0) = (c * SQ, r * SQ);
-        let mut v = Vec::with_capacity(64);
-        for &(ox, oy) in &[(4usize, 4usize), (SQ - 12, 4), (4, SQ - 12), (SQ - 12, SQ - 12)] {
-            for y in (y0 + oy..y0 + oy + 8).step_by(2) {
-                for x in (x0 + ox..x0 + ox + 8).step_by(2) {
-                    v.push(p.l[y * N + x] as f32);
+    // Colour of the light squares (white balance reference), from their corners.
+    let (mut la, mut lb) = (Vec::with_capacity(512), Vec::with_capacity(512));
+    for r in 0..8 {
+        for c in 0..8 {
+            if ((r + c) % 2 == 0) == top_left_dark {
+                continue;
+            }
+            for &(ox, oy) in &[(4usize, 4usize), (SQ - 12, 4), (4, SQ - 12), (SQ - 12, SQ - 12)] {
+                for y in (r * SQ + oy..r * SQ + oy + 8).step_by(4) {
+                    for x in (c * SQ + ox..c * SQ + ox + 8).step_by(4) {
+                        let h = half_idx(x, y);
+                        la.push(p.a[h] as f32);
+                        lb.push(p.b[h] as f32);
+                    }
                 }
             }
         }
-        median(&mut v)
-    };
-    let (mut even, mut odd) = (Vec::new(), Vec::new());
-    for r in 0..8 {
-        for c in 0..8 {
-            let v = corner_l(r, c);
-            if (r + c) % 2 == 0 { even.push(v) } else { odd.push(v) }
-        }
     }
-    let (me, mo) = (median(&mut even), median(&mut odd));
-    let top_left_dark = me < mo;
+    let (ref_a, ref_b) = (median(&mut la), median(&mut lb));
     let (ref_dark, ref_light) = if top_left_dark { (me, mo) } else { (mo, me) };
     let contrast = (ref_light - ref_dark).max(1.0);
 
@@ -343,7 +406,18 @@ pub fn board_features(rect: &Mat) -> Result<BoardFeatures> {
     for r in 0..8 {
         for c in 0..8 {
             let dark = ((r + c) % 2 == 0) == top_left_dark;
-            let (cx, cy) = ((c * SQ + SQ / 2) as i32, (r * SQ + SQ / 2) as i32);
+            // Search centre: the square centre moved by the expected lean of a
+            // piece top (kept inside the square so the window stays on it).
+            // Light squares are read at their centre (men belong on the dark ones;
+            // a knocked man is caught either way).
+            let (lx, ly) = lean.filter(|_| dark).map_or((0, 0), |l| {
+                let (x, y) = l[r][c];
+                // Even offsets: the coarse search below steps by 2 px, and keeping
+                // its lattice fixed keeps its peaks where they were.
+                let even = |v: f32| ((v / 2.0).round() * 2.0).clamp(-(SEARCH as f32), SEARCH as f32) as i32;
+                (even(x), even(y))
+            });
+            let (cx, cy) = ((c * SQ + SQ / 2) as i32 + lx, (r * SQ + SQ / 2) as i32 + ly);
             let m = 4;
             let bounds = ((c * SQ) as i32 + m, (r * SQ) as i32 + m, ((c + 1) * SQ) as i32 - m, ((r + 1) * SQ) as i32 - m);
             // Find the disc: the circle-Hough peak inside the search window, then
@@ -356,7 +430,8 @@ pub fn board_features(rect: &Mat) -> Result<BoardFeatures> {
                 let mut pk = (f32::MIN, 0i32, 0i32);
                 for dy in (-SEARCH..=SEARCH).step_by(2) {
                     for dx in (-SEARCH..=SEARCH).step_by(2) {
-                        let v = box3(&acc, ((cx + dx) / 2) as usize, ((cy + dy) / 2) as usize);
+                        let (hx, hy) = (((cx + dx) / 2).clamp(0, NH as i32 - 1), ((cy + dy) / 2).clamp(0, NH as i32 - 1));
+                        let v = box3(&acc, hx as usize, hy as usize);
                         if v > pk.0 {
                             pk = (v, dx, dy);
                         }
@@ -407,12 +482,41 @@ pub fn board_features(rect: &Mat) -> Result<BoardFeatures> {
                     rim.radial_score(&p, x, y, bounds) / contrast * 10.0,
                     rings.radial_score(&p, x, y, bounds) / contrast * 10.0,
                     ring_s / contrast * 10.0,
+                    ia - ref_a,
+                    ib - ref_b,
                 ],
-                centre: (best.1 as f32, best.2 as f32),
+                centre: ((x - (c * SQ + SQ / 2) as i32) as f32, (y - (r * SQ + SQ / 2) as i32) as f32),
             };
         }
     }
     Ok(BoardFeatures { squares, top_left_dark, contrast })
+}
+
+/// Parity and reference levels from the squares' corners (discs sit in the
+/// middle, so corners show the square's own surface): (top-left square dark,
+/// median level of the even squares, of the odd squares).
+fn parity_levels(l: &[u8]) -> (bool, f32, f32) {
+    let corner_l = |r: usize, c: usize| -> f32 {
+        let (x0, y0) = (c * SQ, r * SQ);
+        let mut v = Vec::with_capacity(64);
+        for &(ox, oy) in &[(4usize, 4usize), (SQ - 12, 4), (4, SQ - 12), (SQ - 12, SQ - 12)] {
+            for y in (y0 + oy..y0 + oy + 8).step_by(2) {
+                for x in (x0 + ox..x0 + ox + 8).step_by(2) {
+                    v.push(l[y * N + x] as f32);
+                }
+            }
+        }
+        median(&mut v)
+    };
+    let (mut even, mut odd) = (Vec::with_capacity(32), Vec::with_capacity(32));
+    for r in 0..8 {
+        for c in 0..8 {
+            let v = corner_l(r, c);
+            if (r + c) % 2 == 0 { even.push(v) } else { odd.push(v) }
+        }
+    }
+    let (me, mo) = (median(&mut even), median(&mut odd));
+    (me < mo, me, mo)
 }
 
 /// 3x3 box sum (half resolution, i.e. +-2 px at full resolution) of the Hough
@@ -515,6 +619,12 @@ fn disc_mean(p: &Planes, x: i32, y: i32, r: f32) -> (f32, f32, f32) {
 /// Classify every square of a rectified board with a colour model.
 pub fn classify(rect: &Mat, model: &ColourModel) -> Result<BoardReading> {
     let bf = board_features(rect)?;
+    Ok(classify_features(&bf, model))
+}
+
+/// Classify with the expected lean of piece tops (oblique views).
+pub fn classify_with(rect: &Mat, model: &ColourModel, lean: Option<&LeanOffsets>) -> Result<BoardReading> {
+    let bf = board_features_with(rect, lean)?;
     Ok(classify_features(&bf, model))
 }
 

@@ -199,9 +199,16 @@ pub fn locate_board(img: &Mat, previous: Option<&BoardLocation>) -> Result<Board
     let h_full = h_mul(&s_inv, &hb_small);
     let h_full = canonical(&h_full)?;
     let refined = refine_full(&gray, &h_full).unwrap_or(h_full);
+    // Once more from the refined fit: the corner search windows then start on
+    // the corners, and the result no longer depends on how coarse the first
+    // guess was (i.e. on the image's size).
+    let refined = refine_full(&gray, &refined).unwrap_or(refined);
     let refined = canonical(&refined)?;
+    // Compare like with like: `sc` carries best_extent's bonus for lattice support.
+    let sc1 = score_board(&g, &h_mul(&s_mat, &h_full)).total;
     let sc2 = score_board(&g, &h_mul(&s_mat, &refined)).total;
-    let (hh, s) = if sc2 >= sc - 0.05 { (refined, sc2) } else { (h_full, sc) };
+    let (hh, s) = if sc2 >= sc1 - 0.05 { (refined, sc2) } else { (h_full, sc1) };
+    tracing::debug!("board by {method:?}: score {sc:.2} (pattern {sc1:.2}), refined {sc2:.2}");
     Ok(BoardLocation::new(hh, (w, h), s, method))
 }
 
@@ -657,4 +664,77 @@ pub fn locate_sb_only(img: &Mat) -> Result<BoardLocation> {
     let s_inv: H3 = [[1.0 / scale, 0.0, 0.0], [0.0, 1.0 / scale, 0.0], [0.0, 0.0, 1.0]];
     let hb = canonical(&h_mul(&s_inv, &h_mul(&lat.h, &t)))?;
     Ok(BoardLocation::new(hb, (w, h), 0.0, LocateMethod::ChessboardSB))
+}
+
+/// How well a rectified board still shows the checker pattern where the cached
+/// homography says the squares are: the cheap per-frame check of a kept
+/// location (about 0.1 ms at 512x512).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct PatternCheck {
+    /// Median light square minus median dark square (grey levels), sampled
+    /// close to the squares' corners.
+    pub contrast: f32,
+    /// Fraction of the 64 squares whose corners are on the right side of the
+    /// light/dark midpoint. About 1 when aligned; a shift of ~0.1 square or
+    /// more puts the samples into the neighbouring squares and drops it
+    /// towards 0.5. Hands and pieces cover square centres, not corners, so it
+    /// stays high while people play.
+    pub aligned: f32,
+    /// Whether the top-left square is the dark one.
+    pub top_left_dark: bool,
+}
+
+/// Check a rectified board (`rectify::RECT_SIZE` square, BGR or grey).
+pub fn check_location(rect: &Mat) -> Result<PatternCheck> {
+    use super::rectify::{RECT_SIZE, SQUARE_PX};
+    if rect.rows() != RECT_SIZE || rect.cols() != RECT_SIZE {
+        return Err(VisionError::BadImage(format!("check_location needs a {RECT_SIZE}x{RECT_SIZE} rectified image")));
+    }
+    let gray = to_gray(rect)?;
+    let gray = if gray.is_continuous() { gray } else { gray.try_clone()? };
+    let d = gray.data_bytes()?;
+    let n = RECT_SIZE as usize;
+    let sq = SQUARE_PX as usize;
+    // Per square: median of four 4x4 patches 3..7 px in from its corners.
+    let mut level = [[0f32; 8]; 8];
+    let mut v: Vec<u8> = Vec::with_capacity(64);
+    for r in 0..8 {
+        for c in 0..8 {
+            v.clear();
+            for &(ox, oy) in &[(3usize, 3usize), (sq - 7, 3), (3, sq - 7), (sq - 7, sq - 7)] {
+                for y in r * sq + oy..r * sq + oy + 4 {
+                    for x in c * sq + ox..c * sq + ox + 4 {
+                        v.push(d[y * n + x]);
+                    }
+                }
+            }
+            let k = v.len() / 2;
+            v.select_nth_unstable(k);
+            level[r][c] = v[k] as f32;
+        }
+    }
+    let (mut even, mut odd): (Vec<f32>, Vec<f32>) = (Vec::with_capacity(32), Vec::with_capacity(32));
+    for r in 0..8 {
+        for c in 0..8 {
+            if (r + c) % 2 == 0 { even.push(level[r][c]) } else { odd.push(level[r][c]) }
+        }
+    }
+    let med = |x: &mut Vec<f32>| {
+        let k = x.len() / 2;
+        x.select_nth_unstable_by(k, |a, b| a.total_cmp(b));
+        x[k]
+    };
+    let (me, mo) = (med(&mut even), med(&mut odd));
+    let mid = 0.5 * (me + mo);
+    let even_light = me > mo;
+    let mut ok = 0;
+    for r in 0..8 {
+        for c in 0..8 {
+            let light = ((r + c) % 2 == 0) == even_light;
+            if (level[r][c] > mid) == light {
+                ok += 1;
+            }
+        }
+    }
+    Ok(PatternCheck { contrast: (me - mo).abs(), aligned: ok as f32 / 64.0, top_left_dark: !even_light })
 }

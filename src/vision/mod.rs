@@ -10,18 +10,40 @@
 //!   `corners[0]` (the one nearest the image's top-left).
 //! * Grid: `grid[row][col]`, row 0 = board row nearest the top of the image,
 //!   col 0 = leftmost.
+//! * Board coordinates (what the tracker consumes, `rectify::BoardView`): row 0 =
+//!   Black's edge, column 0 on the left seen with White at the bottom, playing
+//!   squares where row + col is odd; `rectify::BoardFrame` maps between the two
+//!   once the orientation is known (calibration or start position).
+//!
+//! Pipeline: `source` hands out frames; `locate` finds the board (and checks a
+//! kept location cheaply); `rectify` warps it to 64 px squares and knows where
+//! piece tops appear in oblique views; `classify` measures each square and
+//! `palette` turns that into class probabilities; `stability` flags hands and
+//! motion; `calibration` stores what a start position teaches; `watch` runs it
+//! all per video frame; `overlay` draws what was seen.
 
+pub mod calibration;
 pub mod classify;
 pub mod locate;
 pub mod overlay;
 pub mod palette;
 pub mod rectify;
+pub mod source;
+pub mod stability;
+pub mod watch;
 
-pub use classify::{board_features, classify, classify_features, grid_strings, BoardFeatures, BoardReading, SquareClass, SquareReading};
+pub use calibration::Calibration;
+pub use classify::{
+    board_features, board_features_with, classify, classify_features, classify_with, grid_strings, BoardFeatures, BoardReading,
+    LeanOffsets, SquareClass, SquareReading,
+};
+pub use locate::{check_location, locate_board, BoardLocation, LocateMethod, PatternCheck};
 pub use overlay::draw_overlay;
-pub use locate::{locate_board, BoardLocation, LocateMethod};
 pub use palette::ColourModel;
-pub use rectify::{rectify, RECT_SIZE, SQUARE_PX};
+pub use rectify::{orientation, rectify, start_position_side, to_board_coordinates, BoardFrame, BoardView, CameraPose, RECT_SIZE, SQUARE_PX};
+pub use source::{Frame, FrameSource, SourceSpec};
+pub use stability::{StabilityConfig, StabilityDetector, StabilityReport};
+pub use watch::{FrameResult, WatchConfig, Watcher};
 
 use thiserror::Error;
 
@@ -55,7 +77,7 @@ pub enum Side {
 }
 
 /// How the board is turned in the image.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Orientation {
     /// True if the square at grid (0,0) is a dark (playing) square. With the
     /// usual rule "a dark square in each player's near-left corner" this means the
@@ -184,10 +206,12 @@ pub fn detect(img: &opencv::core::Mat, previous: Option<&BoardLocation>, model: 
     detect_at(img, location, model)
 }
 
-/// Rectify and classify at a known location (cached or hand-given corners).
+/// Rectify and classify at a known location (cached or hand-given corners),
+/// looking for piece tops where the camera's angle puts them.
 pub fn detect_at(img: &opencv::core::Mat, location: BoardLocation, model: &ColourModel) -> Result<Detection> {
     let rect = rectify(img, &location)?;
-    let reading = classify(&rect, model)?;
+    let lean = CameraPose::from_location(&location).map(|p| p.lean(model.piece_height as f64));
+    let reading = classify_with(&rect, model, lean.as_ref())?;
     let orientation = orientation(&reading);
     Ok(Detection {
         corners: location.corners,
@@ -199,52 +223,15 @@ pub fn detect_at(img: &opencv::core::Mat, location: BoardLocation, model: &Colou
     })
 }
 
-/// Which way the board is turned. The light/dark pattern gives the parity
-/// (which corner is dark) for certain; which side White plays from is only
-/// certain in a start position, otherwise it is guessed from where the light
-/// men are on average (weak, and wrong late in a game).
-pub fn orientation(reading: &BoardReading) -> Orientation {
-    use classify::SquareClass as C;
-    let g = &reading.squares;
-    let is = |r: usize, c: usize, k: C| {
-        let s = g[r][c].class;
-        match k {
-            C::DarkMan => matches!(s, C::DarkMan | C::DarkKing),
-            C::LightMan => matches!(s, C::LightMan | C::LightKing),
-            _ => s == k,
-        }
-    };
-    // Start position: all 32 playing squares as expected (allow 2 misreads).
-    for side in [Side::Top, Side::Bottom, Side::Left, Side::Right] {
-        let sp = palette::start_position(side, reading.top_left_dark);
-        let ok = sp.iter().filter(|&&(r, c, k)| is(r, c, k)).count();
-        if ok + 2 >= sp.len() {
-            return Orientation { top_left_dark: reading.top_left_dark, white_home: Some(side), white_home_confidence: 1.0 };
-        }
+/// Detection with a calibration: its corners are tried first (kept if the
+/// board is still there, else the board is found again), its learnt colours
+/// are used, and its orientation unless this image is itself a start position.
+pub fn detect_calibrated(img: &opencv::core::Mat, cal: &Calibration) -> Result<Detection> {
+    let prev = cal.location()?;
+    let location = locate_board(img, Some(&prev))?;
+    let mut d = detect_at(img, location, &cal.palette)?;
+    if d.orientation.white_home_confidence < 1.0 {
+        d.orientation = Orientation { top_left_dark: d.orientation.top_left_dark, white_home: Some(cal.white_home), white_home_confidence: 1.0 };
     }
-    // Otherwise: mean position of light men minus that of dark men.
-    let (mut n, mut rw, mut cw, mut m, mut rb, mut cb) = (0.0f32, 0.0f32, 0.0f32, 0.0f32, 0.0f32, 0.0f32);
-    for r in 0..8 {
-        for c in 0..8 {
-            if is(r, c, C::LightMan) {
-                n += 1.0;
-                rw += r as f32;
-                cw += c as f32;
-            } else if is(r, c, C::DarkMan) {
-                m += 1.0;
-                rb += r as f32;
-                cb += c as f32;
-            }
-        }
-    }
-    if n < 1.0 || m < 1.0 {
-        return Orientation { top_left_dark: reading.top_left_dark, white_home: None, white_home_confidence: 0.0 };
-    }
-    let (dr, dc) = (rw / n - rb / m, cw / n - cb / m);
-    let (side, d) = if dr.abs() >= dc.abs() {
-        (if dr < 0.0 { Side::Top } else { Side::Bottom }, dr.abs())
-    } else {
-        (if dc < 0.0 { Side::Left } else { Side::Right }, dc.abs())
-    };
-    Orientation { top_left_dark: reading.top_left_dark, white_home: Some(side), white_home_confidence: (d / 5.0).min(1.0) * 0.5 }
+    Ok(d)
 }

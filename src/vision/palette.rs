@@ -161,6 +161,20 @@ pub struct ColourModel {
     pub empty_light: ClassModel,
     pub dark_man: ClassModel,
     pub light_man: ClassModel,
+    /// Kings that look different from men (the seed set: blue and green).
+    /// Absent for sets whose kings are two stacked men (they read as men,
+    /// split by `king_prior`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dark_king: Option<ClassModel>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub light_king: Option<ClassModel>,
+    /// Prior of a distinct-looking king relative to a man of its side.
+    #[serde(default = "one")]
+    pub king_vs_man_prior: f32,
+    /// Height of a piece top above the board, in squares: where to look for
+    /// the top in oblique views (rectify::Lean).
+    #[serde(default = "default_piece_height")]
+    pub piece_height: f32,
     /// Degrees of freedom of the Student-t (lower = heavier tails).
     pub dof: f32,
     /// Prior of a man standing on a light square (never in a legal game, but a
@@ -179,12 +193,46 @@ pub struct ColourModel {
     idx: Vec<usize>,
 }
 
+fn one() -> f32 {
+    1.0
+}
+
+fn default_piece_height() -> f32 {
+    0.15
+}
+
 /// The default palette for the two-colour wooden set, shipped as a data file.
 pub const WOODEN_JSON: &str = include_str!("../../models/wooden.json");
+/// The seed palette: red men / blue kings (Black, `b`/`B`), yellow men / green
+/// kings (White, `w`/`W`).
+pub const SEED_JSON: &str = include_str!("../../models/seed.json");
+
+/// Built-in palettes: (name, JSON).
+pub const BUILT_IN: [(&str, &str); 2] = [("wooden", WOODEN_JSON), ("seed", SEED_JSON)];
 
 impl ColourModel {
     pub fn wooden() -> Result<Self> {
         Self::from_json(WOODEN_JSON)
+    }
+
+    pub fn seed() -> Result<Self> {
+        Self::from_json(SEED_JSON)
+    }
+
+    /// A built-in palette by name, or a palette file by path.
+    pub fn named(name_or_path: &str) -> Result<Self> {
+        if let Some((_, json)) = BUILT_IN.iter().find(|(n, _)| *n == name_or_path) {
+            return Self::from_json(json);
+        }
+        let path = std::path::Path::new(name_or_path);
+        if !path.is_file() {
+            let known: Vec<&str> = BUILT_IN.iter().map(|b| b.0).collect();
+            return Err(VisionError::Palette(format!(
+                "`{name_or_path}`: no such built-in palette (known: {}) and no such file",
+                known.join(", ")
+            )));
+        }
+        Self::load(path)
     }
 
     pub fn from_json(s: &str) -> Result<Self> {
@@ -193,7 +241,7 @@ impl ColourModel {
         Ok(m)
     }
 
-    fn prepare(&mut self) -> Result<()> {
+    pub(crate) fn prepare(&mut self) -> Result<()> {
         self.idx = self
             .features
             .iter()
@@ -211,14 +259,29 @@ impl ColourModel {
         for c in [&mut self.empty_dark, &mut self.empty_light, &mut self.dark_man, &mut self.light_man] {
             c.prepare(d)?;
         }
+        for c in [&mut self.dark_king, &mut self.light_king].into_iter().flatten() {
+            c.prepare(d)?;
+        }
         if !(self.dof > 0.0) {
             return Err(VisionError::Palette("dof must be > 0".into()));
+        }
+        if !(0.0..=1.0).contains(&self.piece_height) {
+            return Err(VisionError::Palette(format!("piece_height {} not in 0..1 squares", self.piece_height)));
+        }
+        if !(self.king_vs_man_prior > 0.0) || !(self.king_prior >= 0.0 && self.king_prior < 1.0) {
+            return Err(VisionError::Palette("king priors out of range".into()));
         }
         Ok(())
     }
 
     pub fn load(path: &std::path::Path) -> Result<Self> {
-        Self::from_json(&std::fs::read_to_string(path)?)
+        let text = std::fs::read_to_string(path).map_err(|e| VisionError::Palette(format!("{}: {e}", path.display())))?;
+        Self::from_json(&text).map_err(|e| VisionError::Palette(format!("{}: {e}", path.display())))
+    }
+
+    /// Whether kings have their own appearance (else they read as men).
+    pub fn distinct_kings(&self) -> bool {
+        self.dark_king.is_some() && self.light_king.is_some()
     }
 
     pub fn to_json(&self) -> String {
@@ -237,15 +300,22 @@ impl ColourModel {
         }
         let empty = if dark_square { &self.empty_dark } else { &self.empty_light };
         let man_prior = if dark_square { 1.0 } else { self.man_on_light_prior.max(1e-9) as f64 };
+        let king_prior = man_prior * self.king_vs_man_prior as f64;
         let dof = self.dof as f64;
-        let cands = [(0usize, empty, 1.0f64), (1, &self.dark_man, man_prior), (2, &self.light_man, man_prior)];
-        let mut lls = [0f64; 3];
+        // (index into probs, model, prior)
+        let mut cands: Vec<(usize, &ClassModel, f64)> = vec![(0, empty, 1.0), (1, &self.dark_man, man_prior), (2, &self.light_man, man_prior)];
+        if let (Some(dk), Some(lk)) = (&self.dark_king, &self.light_king) {
+            cands.push((3, dk, king_prior));
+            cands.push((4, lk, king_prior));
+        }
+        let mut lls = [0f64; 5];
         let mut qmin = f64::MAX;
         for (k, &(_, c, prior)) in cands.iter().enumerate() {
             let (ll, q) = c.loglik(&x, dof);
             lls[k] = ll + prior.ln();
             qmin = qmin.min(q);
         }
+        let lls = &lls[..cands.len()];
         let mx = lls.iter().cloned().fold(f64::MIN, f64::max);
         let tot: f64 = lls.iter().map(|l| (l - mx).exp()).sum();
         // Unknown: smooth step at the distance threshold.
@@ -254,7 +324,7 @@ impl ColourModel {
         for (k, &(i, _, _)) in cands.iter().enumerate() {
             probs[i] = ((lls[k] - mx).exp() / tot) as f32 * (1.0 - p_unknown);
         }
-        if self.king_prior > 0.0 {
+        if !self.distinct_kings() && self.king_prior > 0.0 {
             for (man, king) in [(1, 3), (2, 4)] {
                 probs[king] = probs[man] * self.king_prior;
                 probs[man] *= 1.0 - self.king_prior;
@@ -284,6 +354,19 @@ impl ColourModel {
         let r = m.ridge.clone();
         let empty_dark = ClassModel::from_samples(&pick(Some(true), &[SquareClass::Empty]), &r)?;
         let empty_light = ClassModel::from_samples(&pick(Some(false), &[SquareClass::Empty]), &r)?;
+        if m.distinct_kings() {
+            let dark_man = ClassModel::from_samples(&pick(Some(true), &[SquareClass::DarkMan]), &r)?;
+            let light_man = ClassModel::from_samples(&pick(Some(true), &[SquareClass::LightMan]), &r)?;
+            let dark_king = ClassModel::from_samples(&pick(Some(true), &[SquareClass::DarkKing]), &r)?;
+            let light_king = ClassModel::from_samples(&pick(Some(true), &[SquareClass::LightKing]), &r)?;
+            m.dark_man = dark_man;
+            m.light_man = light_man;
+            m.dark_king = Some(dark_king);
+            m.light_king = Some(light_king);
+            m.empty_dark = empty_dark;
+            m.empty_light = empty_light;
+            return Ok(m);
+        }
         let dark_man = ClassModel::from_samples(&pick(Some(true), &[SquareClass::DarkMan, SquareClass::DarkKing]), &r)?;
         let light_man = ClassModel::from_samples(&pick(Some(true), &[SquareClass::LightMan, SquareClass::LightKing]), &r)?;
         m.empty_dark = empty_dark;
@@ -348,6 +431,19 @@ impl ColourModel {
         m.dark_man = self.dark_man.shrunk(&sel(SquareClass::DarkMan), CALIB_N0)?;
         m.light_man = self.light_man.shrunk(&sel(SquareClass::LightMan), CALIB_N0)?;
         m.empty_light = self.empty_light.shrunk(&light, CALIB_N0)?;
+        // Kings are not on the board at the start: they move with their men
+        // (the same lamp and camera shift both the same way).
+        let shift = |from: &ClassModel, to: &ClassModel, king: &Option<ClassModel>| -> Result<Option<ClassModel>> {
+            let Some(k) = king else { return Ok(None) };
+            let mut k = k.clone();
+            for i in 0..k.mean.len() {
+                k.mean[i] += to.mean[i] - from.mean[i];
+            }
+            k.prepare(k.mean.len())?;
+            Ok(Some(k))
+        };
+        m.dark_king = shift(&self.dark_man, &m.dark_man, &self.dark_king)?;
+        m.light_king = shift(&self.light_man, &m.light_man, &self.light_king)?;
         Ok((m, side))
     }
 }

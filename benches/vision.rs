@@ -1,0 +1,109 @@
+//! `cargo bench --bench vision`: speed of the vision pipeline on one core.
+//!
+//! A sample photo (samples/photos/Image_013.jpg, ~75 px per square) is placed in a 1280x720
+//! frame. Measured with OpenCV held to one thread:
+//! * full localisation (no previous location): X-corners, lattice, extent, refinement;
+//! * per-frame work with the cached homography, as the pipeline does it for every video
+//!   frame: rectify, check of the kept location, features and classification, motion picture
+//!   and stability, mapping to board coordinates (`Watcher::process`);
+//! * its parts.
+//!
+//! Minimum = the cost without interference from other work on the machine; median = typical.
+
+use std::time::Instant;
+
+use boardwatch::vision::stability::{motion_picture, StabilityDetector};
+use boardwatch::vision::*;
+use opencv::core::{self, Mat, Rect, Scalar, Size};
+use opencv::imgproc;
+use opencv::prelude::*;
+
+fn stats(mut v: Vec<f64>) -> (f64, f64, f64) {
+    v.sort_by(|a, b| a.total_cmp(b));
+    (v[0], v[v.len() / 2], v[v.len() * 95 / 100])
+}
+
+fn time<F: FnMut()>(n: usize, mut f: F) -> (f64, f64, f64) {
+    f();
+    stats(
+        (0..n)
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .collect(),
+    )
+}
+
+fn report(name: &str, (min, med, p95): (f64, f64, f64)) {
+    println!("{name:<48} min {min:7.2} ms   median {med:7.2} ms   p95 {p95:7.2} ms");
+}
+
+fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
+    core::set_num_threads(1)?;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/photos/Image_013.jpg");
+    let photo = source::read_image(&path)?;
+    // Into a 1280x720 frame: scaled to 700 px high, centred.
+    let s = 700.0 / photo.rows() as f64;
+    let mut small = Mat::default();
+    imgproc::resize(&photo, &mut small, Size::new(0, 0), s, s, imgproc::INTER_AREA)?;
+    let mut frame = Mat::new_rows_cols_with_default(720, 1280, core::CV_8UC3, Scalar::new(30.0, 40.0, 50.0, 0.0))?;
+    {
+        let mut roi = Mat::roi_mut(&mut frame, Rect::new((1280 - small.cols()) / 2, 10, small.cols(), small.rows()))?;
+        small.copy_to(&mut roi)?;
+    }
+    let palette = ColourModel::wooden()?;
+    let loc = locate_board(&frame, None)?;
+    let side = (loc.corners[1][0] - loc.corners[0][0]).hypot(loc.corners[1][1] - loc.corners[0][1]) / 8.0;
+    println!("frame 1280x720, board {:.0} px per square, OpenCV threads: {}", side, core::get_num_threads()?);
+
+    report("full localisation (no previous location)", time(20, || {
+        locate_board(&frame, None).unwrap();
+    }));
+    report("tracked localisation (previous given, refined)", time(20, || {
+        locate_board(&frame, Some(&loc)).unwrap();
+    }));
+
+    let mut watcher = Watcher::with_calibration(&Calibration::from_image(&frame, &palette, None, "bench")?.0, WatchConfig::default())?;
+    let mut t = 0.0;
+    let per_frame = time(300, || {
+        let r = watcher.process(&frame, t).unwrap();
+        assert!(r.view.is_some() && !r.relocated);
+        t += 1.0 / 30.0;
+    });
+    report("per frame: Watcher::process (cached homography)", per_frame);
+
+    let lean = CameraPose::from_location(&loc).map(|p| p.lean(palette.piece_height as f64));
+    let rect = rectify(&frame, &loc)?;
+    report("  rectify (warp to 512x512)", time(300, || {
+        rectify(&frame, &loc).unwrap();
+    }));
+    report("  check of the kept location", time(300, || {
+        check_location(&rect).unwrap();
+    }));
+    let mut feats = None;
+    report("  features (64 squares)", time(300, || {
+        feats = Some(board_features_with(&rect, lean.as_ref()).unwrap());
+    }));
+    let feats = feats.unwrap();
+    let mut reading = None;
+    report("  classification", time(300, || {
+        reading = Some(classify_features(&feats, &palette));
+    }));
+    let reading = reading.unwrap();
+    let mut det = StabilityDetector::new(Default::default());
+    report("  motion picture + stability", time(300, || {
+        let pic = motion_picture(&frame, &loc).unwrap();
+        det.update(0.0, &pic, &reading).unwrap();
+    }));
+    let bf = BoardFrame { white_home: Side::Left, top_left_dark: true };
+    report("  board coordinates", time(300, || {
+        to_board_coordinates(&reading, &bf, true, 0.0);
+    }));
+    println!(
+        "targets: per frame < 5 ms (min {:.2}, median {:.2}), full localisation < 100 ms",
+        per_frame.0, per_frame.1
+    );
+    Ok(())
+}

@@ -1,0 +1,164 @@
+//! Calibration: what one look at the start position teaches: where the board
+//! is (corners), which way it is turned (orientation), and the session's actual
+//! colours (the palette moved towards what this camera under this light shows).
+//!
+//! Stored as JSON under `calibration/` (see `calibration/README.md`); made by
+//! `boardwatch calibrate` from a still, a video or a camera, or learnt by the
+//! pipeline itself from the first still start position (`Watcher`).
+use std::path::Path;
+
+use opencv::core::Mat;
+use opencv::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::classify::{board_features_with, classify_features, BoardFeatures};
+use super::locate::{locate_board, BoardLocation};
+use super::palette::ColourModel;
+use super::rectify::{rectify, start_position_side, BoardFrame, CameraPose};
+use super::source::{Frame, FrameSource};
+use super::watch::{FrameResult, WatchConfig, Watcher};
+use super::{Result, Side, VisionError};
+
+/// File format tag.
+pub const FORMAT: &str = "boardwatch-calibration/1";
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Calibration {
+    /// Always `boardwatch-calibration/1`.
+    pub format: String,
+    /// What it was made from (file, stream or camera, and frame).
+    pub source: String,
+    /// Seconds since 1970 (UTC) when it was made.
+    pub created_unix: u64,
+    /// (width, height) of the frames it belongs to.
+    pub image_size: [i32; 2],
+    /// Playing-area corners, image px: TL, TR, BR, BL as they appear.
+    pub corners: [[f32; 2]; 4],
+    /// Whether image grid (0,0) is a dark square.
+    pub top_left_dark: bool,
+    /// Side of the image White's men start from.
+    pub white_home: Side,
+    /// Name of the palette it was learnt from.
+    pub base_palette: String,
+    /// The learnt colours.
+    pub palette: ColourModel,
+}
+
+impl Calibration {
+    /// Learn from the features of a rectified start position.
+    pub fn from_features(features: &BoardFeatures, loc: &BoardLocation, base: &ColourModel, source: &str) -> Result<Calibration> {
+        // Only a start position has known classes on every square.
+        let reading = classify_features(features, base);
+        if start_position_side(&reading).is_none() {
+            return Err(VisionError::Calibration("the board does not show the start position".into()));
+        }
+        let (palette, white_home) = base.calibrate(features)?;
+        let created_unix = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+        Ok(Calibration {
+            format: FORMAT.to_string(),
+            source: source.to_string(),
+            created_unix,
+            image_size: [loc.image_size.0, loc.image_size.1],
+            corners: loc.corners,
+            top_left_dark: features.top_left_dark,
+            white_home,
+            base_palette: base.name.clone(),
+            palette,
+        })
+    }
+
+    /// Learn from one still image of the start position (corners found, or given).
+    pub fn from_image(img: &Mat, base: &ColourModel, corners: Option<[[f32; 2]; 4]>, source: &str) -> Result<(Calibration, BoardLocation)> {
+        let loc = match corners {
+            Some(c) => BoardLocation::from_corners(c, (img.cols(), img.rows()))?,
+            None => locate_board(img, None)?,
+        };
+        let rect = rectify(img, &loc)?;
+        let lean = CameraPose::from_location(&loc).map(|p| p.lean(base.piece_height as f64));
+        let features = board_features_with(&rect, lean.as_ref())?;
+        Ok((Calibration::from_features(&features, &loc, base, source)?, loc))
+    }
+
+    /// Learn from a video or camera: frames are watched until the start
+    /// position has been still for the still time, at most `max_frames`.
+    /// Returns the calibration and the frame it was learnt on.
+    pub fn from_source(
+        src: &mut dyn FrameSource,
+        base: &ColourModel,
+        config: WatchConfig,
+        max_frames: u64,
+    ) -> std::result::Result<(Calibration, Frame, FrameResult), CalibrateError> {
+        let mut config = config;
+        config.auto_calibrate = true;
+        let mut w = Watcher::new(base.clone(), config)?;
+        w.set_source_name(&src.describe());
+        let mut seen = 0u64;
+        let mut found = 0u64;
+        while seen < max_frames {
+            let Some(frame) = src.next_frame()? else { break };
+            seen += 1;
+            w.set_source_name(&frame.name);
+            let r = w.process(&frame.image, frame.t)?;
+            if r.location.is_some() && r.reading.is_some() {
+                found += 1;
+            }
+            if r.calibrated_now {
+                let cal = w.learnt_calibration().cloned().ok_or_else(|| VisionError::Calibration("lost the calibration".into()))?;
+                return Ok((cal, frame, r));
+            }
+        }
+        Err(CalibrateError::NoStartPosition { frames: seen, board_found: found })
+    }
+
+    pub fn load(path: &Path) -> Result<Calibration> {
+        let text = std::fs::read_to_string(path).map_err(|e| VisionError::Calibration(format!("{}: {e}", path.display())))?;
+        Self::from_json(&text).map_err(|e| VisionError::Calibration(format!("{}: {e}", path.display())))
+    }
+
+    pub fn from_json(text: &str) -> Result<Calibration> {
+        let mut c: Calibration = serde_json::from_str(text).map_err(|e| VisionError::Calibration(e.to_string()))?;
+        if c.format != FORMAT {
+            return Err(VisionError::Calibration(format!("format {:?}, expected {FORMAT:?}", c.format)));
+        }
+        c.palette.prepare()?;
+        // Corners must make a proper quadrilateral inside a sane image.
+        c.location()?;
+        Ok(c)
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    pub fn save(&self, path: &Path) -> Result<()> {
+        if let Some(dir) = path.parent() {
+            if !dir.as_os_str().is_empty() {
+                std::fs::create_dir_all(dir).map_err(|e| VisionError::Calibration(format!("{}: {e}", dir.display())))?;
+            }
+        }
+        std::fs::write(path, self.to_json() + "\n").map_err(|e| VisionError::Calibration(format!("{}: {e}", path.display())))
+    }
+
+    /// The board location the corners describe.
+    pub fn location(&self) -> Result<BoardLocation> {
+        let [w, h] = self.image_size;
+        if !(16..=20000).contains(&w) || !(16..=20000).contains(&h) {
+            return Err(VisionError::Calibration(format!("impossible image size {w}x{h}")));
+        }
+        BoardLocation::from_corners(self.corners, (w, h))
+    }
+
+    pub fn frame(&self) -> BoardFrame {
+        BoardFrame { white_home: self.white_home, top_left_dark: self.top_left_dark }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CalibrateError {
+    #[error(transparent)]
+    Vision(#[from] VisionError),
+    #[error(transparent)]
+    Source(#[from] super::source::SourceError),
+    #[error("no still start position in {frames} frame(s) (board found in {board_found}); show the start position, keep hands off, and try again")]
+    NoStartPosition { frames: u64, board_found: u64 },
+}

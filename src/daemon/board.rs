@@ -379,7 +379,7 @@ impl Board {
         };
         let board = Arc::clone(self);
         let spawned = std::thread::Builder::new().name(format!("board-{}", self.id())).spawn(move || {
-            let mut source = open_source(&board.config);
+            let mut source = open_source(&board.config, &board.dir);
             if let Some(cursor) = cursor {
                 source.resume_after(cursor);
             }

@@ -390,7 +390,14 @@ fn check_board(
         start_fen: raw.start_fen,
         source: source?,
         calibration: raw.calibration.map(resolve),
-        palette: raw.palette,
+        // A file (not a built-in name such as "wooden") is found from the configuration's folder.
+        palette: raw.palette.map(|p| {
+            if p.ends_with(".json") || p.contains('/') {
+                resolve(PathBuf::from(p)).display().to_string()
+            } else {
+                p
+            }
+        }),
         tags,
     })
 }
@@ -533,6 +540,10 @@ mod tests {
         let tags: Vec<&str> = b.tags.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(tags, ["Event", "White", "Opening"], "standard tags first, in the standard's order");
         assert_eq!(c.boards[1].kings, KingStyle::Stacked);
+        let c = parse(&GOOD.replace("kings = \"stacked\"", "palette = \"models/mine.json\"")).unwrap();
+        assert_eq!(c.boards[1].palette.as_deref(), Some("/etc/bw/models/mine.json"));
+        let c = parse(&GOOD.replace("kings = \"stacked\"", "palette = \"seed\"")).unwrap();
+        assert_eq!(c.boards[1].palette.as_deref(), Some("seed"), "built-in names stay names");
         assert!(matches!(&c.boards[1].source, SourceConfig::Camera { device, fps: Some(f), .. } if device == "0" && *f == 15.0));
         assert_eq!(c.retry, RetryConfig::default());
     }

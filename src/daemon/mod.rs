@@ -2,8 +2,9 @@
 //!
 //! Built like a small data pipeline, one module per part:
 //! - [`config`]: the TOML configuration, checked whole, errors naming their key;
-//! - [`source`]: where board states come from (the trait, an observation-file source, the
-//!   vision sources), each on its board's own thread;
+//! - [`source`]: where board states come from (the trait, an observation-file source) and
+//!   [`vision_source`] (cameras, video files, streams through the vision pipeline, capture on a
+//!   thread of its own), each on its board's own thread;
 //! - [`supervisor`]: reopens a failed source after a growing pause and reports it;
 //! - [`board`]: one board's pipeline: tracker, durable records (`publish::records`), and the
 //!   live hub (`publish::hub`), with the state the API shows;
@@ -18,6 +19,7 @@ pub mod config;
 pub mod notify;
 pub mod source;
 pub mod supervisor;
+pub mod vision_source;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -8,7 +8,7 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Seek, SeekFrom};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use super::config::{BoardConfig, SourceConfig};
 use super::supervisor::StopSignal;
+use super::vision_source::VisionSource;
 use crate::tracker::{parse_input_line, InputLine, Observation, Reading, SquareClass};
 
 /// A JPEG picture of the board (the camera's view with the overlay) for the live page.
@@ -60,17 +61,16 @@ pub trait BoardSource: Send {
     fn next(&mut self, stop: &StopSignal) -> anyhow::Result<Option<SourceItem>>;
 }
 
-/// The source a board's configuration asks for.
-pub fn open_source(board: &BoardConfig) -> Box<dyn BoardSource> {
+/// The source a board's configuration asks for; `folder` is the board's folder in the state
+/// directory (the vision source keeps a calibration learnt from the start position there).
+pub fn open_source(board: &BoardConfig, folder: &Path) -> Box<dyn BoardSource> {
     match &board.source {
         SourceConfig::Observations { path, pace, follow } => {
             Box::new(ObservationFile::new(path.clone(), *pace, *follow))
         }
-        other => Box::new(Unavailable {
-            what: describe_config(other),
-            why: "camera, video and stream sources need the vision pipeline, which this build does not have yet"
-                .into(),
-        }),
+        SourceConfig::Camera { .. } | SourceConfig::Video { .. } | SourceConfig::Stream { .. } => {
+            Box::new(VisionSource::new(board, folder))
+        }
     }
 }
 
@@ -92,24 +92,6 @@ pub fn without_password(url: &str) -> String {
     match rest[..authority_end].rfind('@') {
         Some(at) => format!("{scheme}://***@{}", &rest[at + 1..]),
         None => url.to_string(),
-    }
-}
-
-/// A source that cannot work in this build: it reports why every time it is opened.
-struct Unavailable {
-    what: String,
-    why: String,
-}
-
-impl BoardSource for Unavailable {
-    fn describe(&self) -> String {
-        self.what.clone()
-    }
-    fn open(&mut self) -> anyhow::Result<()> {
-        anyhow::bail!("{}", self.why)
-    }
-    fn next(&mut self, _stop: &StopSignal) -> anyhow::Result<Option<SourceItem>> {
-        Ok(None)
     }
 }
 

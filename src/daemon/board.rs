@@ -626,10 +626,13 @@ impl SourceSink for Board {
     }
 
     fn warning(&self, message: String) {
-        tracing::warn!(board = %self.id(), "{message}");
         let mut health = lock(&self.health);
         health.warnings += 1;
-        health.last_warning = Some(message);
+        // The same problem on every frame is logged once, and counted.
+        if health.last_warning.as_ref() != Some(&message) {
+            tracing::warn!(board = %self.id(), "{message}");
+            health.last_warning = Some(message);
+        }
     }
 }
 

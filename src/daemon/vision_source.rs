@@ -143,11 +143,11 @@ impl VisionSource {
         let (sender, frames) = mpsc::sync_channel(if self.live { 1 } else { 4 });
         let stop = Arc::new(AtomicBool::new(false));
         let spec = self.spec.clone();
-        let (live, realtime) = (self.live, self.realtime);
+        let (live, realtime, skip_through) = (self.live, self.realtime, self.skip_through);
         let flag = Arc::clone(&stop);
         let thread = std::thread::Builder::new()
             .name(format!("capture-{}", self.board))
-            .spawn(move || capture(spec, live, realtime, sender, flag))
+            .spawn(move || capture(spec, live, realtime, skip_through, sender, flag))
             .ok();
         Capture { frames, stop, thread }
     }
@@ -176,7 +176,15 @@ impl VisionSource {
 }
 
 /// The capture thread: open the source, then hand on frames until the end, a failure or stop.
-fn capture(spec: SourceSpec, live: bool, realtime: bool, sender: SyncSender<Captured>, stop: Arc<AtomicBool>) {
+/// Frames up to `skip_through` (recorded before a restart) are read past at once.
+fn capture(
+    spec: SourceSpec,
+    live: bool,
+    realtime: bool,
+    skip_through: u64,
+    sender: SyncSender<Captured>,
+    stop: Arc<AtomicBool>,
+) {
     let mut source = match crate::vision::source::open(&spec) {
         Ok(source) => {
             let _ = sender.send(Captured::Opened(Ok(source.describe())));
@@ -187,7 +195,8 @@ fn capture(spec: SourceSpec, live: bool, realtime: bool, sender: SyncSender<Capt
             return;
         }
     };
-    let started = Instant::now();
+    // When the first frame after the skipped ones was read, and its time stamp.
+    let mut clock: Option<(Instant, f64)> = None;
     while !stop.load(Ordering::Relaxed) {
         let frame = match source.next_frame() {
             Ok(Some(frame)) => frame,
@@ -200,9 +209,14 @@ fn capture(spec: SourceSpec, live: bool, realtime: bool, sender: SyncSender<Capt
                 return;
             }
         };
+        if !live && frame.index <= skip_through && skip_through > 0 {
+            continue;
+        }
         if realtime && !live {
-            // A recording played as if live: frame t at t seconds after the start.
-            if let Some(wait) = Duration::from_secs_f64(frame.t.max(0.0)).checked_sub(started.elapsed()) {
+            // A recording played as if live: each frame at its time stamp after the first.
+            let (started, t0) = *clock.get_or_insert((Instant::now(), frame.t));
+            let due = Duration::from_secs_f64((frame.t - t0).max(0.0));
+            if let Some(wait) = due.checked_sub(started.elapsed()) {
                 std::thread::sleep(wait);
             }
         }
@@ -272,9 +286,6 @@ impl BoardSource for VisionSource {
                 Err(RecvTimeoutError::Disconnected) => anyhow::bail!("the capture thread ended"),
             };
             self.last_frame = Instant::now();
-            if frame.index <= self.skip_through && self.skip_through > 0 {
-                continue;
-            }
             return Ok(Some(self.recognise(frame)));
         }
     }

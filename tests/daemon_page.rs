@@ -211,3 +211,41 @@ source = { kind = "camera", device = "/dev/video-missing-3" }
     std::fs::write(&out, png).unwrap();
     eprintln!("screenshot: {}", out.display());
 }
+
+#[test]
+fn the_live_page_shows_the_camera_view_of_a_recording() {
+    let Some(binary) = chromium() else {
+        eprintln!("note: chromium is not installed; live page test skipped (apt-get install chromium)");
+        return;
+    };
+    let video = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/videos/acf7_seed_overhead.mp4");
+    if !video.is_file() {
+        eprintln!("note: {} not found; camera view test skipped", video.display());
+        return;
+    }
+    let dir = temp_dir("page-video");
+    let config = write_config(
+        &dir,
+        &format!(
+            "[[boards]]\nid = \"seed\"\nname = \"Recorded table\"\nvariant = \"english\"\npalette = \"seed\"\n\
+             source = {{ kind = \"video\", path = \"{}\", realtime = true }}\n",
+            video.display()
+        ),
+    );
+    let daemon = Daemon::start(&config);
+    let mut browser = Browser::launch(binary, &dir.join("chromium-profile"));
+    browser.call("Page.navigate", json!({"url": daemon.url("/")}));
+    let width = browser.wait_for("the camera view", "document.querySelector('#board-seed img.camera').naturalWidth", |v| {
+        v.as_u64() > Some(0)
+    });
+    assert_eq!(width, json!(640), "the overlay picture, at most 640 px wide");
+    browser.wait_for("the first move", "document.querySelectorAll('#board-seed .moves .move').length", |v| {
+        v.as_u64() >= Some(1)
+    });
+    let status = browser.eval("document.querySelector('#board-seed .status').textContent");
+    assert!(status.as_str().unwrap().contains("running"), "{status}");
+    let shot = browser.call("Page.captureScreenshot", json!({"format": "png"}));
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("live-page-video.png");
+    std::fs::write(&out, base64_decode(shot["data"].as_str().unwrap())).unwrap();
+    eprintln!("screenshot: {}", out.display());
+}

@@ -218,11 +218,7 @@ fn the_live_page_shows_the_camera_view_of_a_recording() {
         eprintln!("note: chromium is not installed; live page test skipped (apt-get install chromium)");
         return;
     };
-    let video = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/videos/acf7_seed_overhead.mp4");
-    if !video.is_file() {
-        eprintln!("note: {} not found; camera view test skipped", video.display());
-        return;
-    }
+    let Some(video) = daemon_common::sample_video() else { return };
     let dir = temp_dir("page-video");
     let config = write_config(
         &dir,

@@ -4,25 +4,10 @@
 
 mod daemon_common;
 
-use std::path::PathBuf;
 use std::time::Duration;
 
-use daemon_common::{moves_of, sample_game, temp_dir, write_config, Daemon, SseClient};
+use daemon_common::{moves_of, sample_game, sample_video, temp_dir, write_config, Daemon, SseClient};
 use serde_json::Value;
-
-fn sample_video() -> Option<PathBuf> {
-    let root = match std::env::var_os("BOARDWATCH_SHARED") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared")),
-    };
-    let video = root.join("data/videos/acf7_seed_overhead.mp4");
-    if video.is_file() {
-        Some(video)
-    } else {
-        eprintln!("note: {} not found; video test skipped", video.display());
-        None
-    }
-}
 
 /// A move as the tracker writes it: intermediate squares of a capture only where two captures
 /// share their ends, which this game never needs (`6x13x22` is written `6x22`).

@@ -7,3 +7,4 @@ pub mod draughts;
 pub mod tracker;
 pub mod vision;
 pub mod publish;
+pub mod pipeline;

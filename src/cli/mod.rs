@@ -3,6 +3,7 @@
 mod calibrate;
 mod detect;
 mod pdn;
+mod replay;
 mod perft;
 mod track;
 
@@ -28,6 +29,8 @@ pub enum Command {
     Detect(detect::DetectArgs),
     /// Learn corners, orientation and colours from the start position; write a calibration file.
     Calibrate(calibrate::CalibrateArgs),
+    /// Replay a recorded game from video into a PDN record and an event log.
+    Replay(replay::ReplayArgs),
     /// Read, check and print PDN game records.
     #[command(subcommand)]
     Pdn(pdn::PdnCommand),
@@ -59,6 +62,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Perft(args) => perft::run(args),
         Command::Pdn(command) => pdn::run(command),
+        Command::Replay(args) => replay::run(args),
         Command::Detect(args) => detect::run(args),
         Command::Track(args) => track::run(args),
         Command::Calibrate(args) => calibrate::run(args),

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::draughts::pdn::{write_game, GameResult as PdnResult, WrittenMove};
+use crate::draughts::pdn::{clock_comment_tenths, write_game, GameResult as PdnResult, WrittenMove};
 use crate::draughts::position::Color;
 use crate::draughts::rules::Variant;
 
@@ -92,12 +92,21 @@ impl GameRecord {
 /// `GameType`, `SetUp`/`FEN` for a non-standard start, numbered movetext with the operator's
 /// setups as `/FEN "..."/` commands, and the result.
 pub fn write_pdn(games: &[GameRecord]) -> String {
-    games.iter().map(write_game_pdn).collect()
+    write_pdn_with_tags(games, &[])
 }
 
-fn write_game_pdn(game: &GameRecord) -> String {
+/// As [`write_pdn`], with tags for every game (`Event`, `Site`, `White`, ...: the daemon's game
+/// tags from its configuration). `Result`, `GameType`, `SetUp` and `FEN` come from the record.
+pub fn write_pdn_with_tags(games: &[GameRecord], tags: &[(String, String)]) -> String {
+    games.iter().map(|game| write_game_pdn(game, tags)).collect()
+}
+
+fn write_game_pdn(game: &GameRecord, extra_tags: &[(String, String)]) -> String {
     let rules = game.variant.rules();
-    let mut tags = vec![("GameType".to_string(), game.variant.game_type().to_string())];
+    let from_record = ["Result", "GameType", "SetUp", "FEN"];
+    let mut tags: Vec<(String, String)> =
+        extra_tags.iter().filter(|(name, _)| !from_record.contains(&name.as_str())).cloned().collect();
+    tags.push(("GameType".to_string(), game.variant.game_type().to_string()));
     if let Some(fen) = &game.setup_fen {
         tags.push(("SetUp".to_string(), "1".to_string()));
         tags.push(("FEN".to_string(), fen.clone()));
@@ -108,7 +117,9 @@ fn write_game_pdn(game: &GameRecord) -> String {
         match item {
             RecordItem::Setup { fen } => setup = Some(fen.clone()),
             RecordItem::Move(m) => {
-                moves.push(WrittenMove { text: m.text.clone(), comment: None, setup_before: setup.take() })
+                // The time of the move (video time in a replay) as a PDN clock comment.
+                let comment = m.t.map(clock_comment_tenths);
+                moves.push(WrittenMove { text: m.text.clone(), comment, setup_before: setup.take() })
             }
         }
     }
@@ -154,6 +165,18 @@ mod tests {
              1. 11-15 23-19 2. 8-11 /FEN \"W:W19,23:B11,15\"/ 2... 19-16 1-0\n\n"
         );
         assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn configured_tags_are_written_and_record_tags_win() {
+        let mut game = GameRecord::new(Variant::English, None, Color::Black);
+        game.items = vec![mv(Color::Black, "11-15")];
+        let tags = [("White", "Ann"), ("Event", "Club night"), ("GameType", "99")]
+            .map(|(k, v)| (k.to_string(), v.to_string()));
+        let text = write_pdn_with_tags(&[game], &tags);
+        assert!(text.starts_with("[Event \"Club night\"]\n"), "{text}");
+        assert!(text.contains("[White \"Ann\"]\n") && text.contains("[GameType \"21\"]\n"), "{text}");
+        assert!(!text.contains("99"), "{text}");
     }
 
     #[test]

@@ -4,3 +4,4 @@
 //! tested fast and reused; the binary in `main.rs` wires them to files, cameras and the network.
 
 pub mod draughts;
+pub mod synth;

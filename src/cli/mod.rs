@@ -1,6 +1,7 @@
 //! Subcommands. Each module parses nothing itself: clap does, from the structs below.
 
 mod perft;
+mod render;
 
 use std::process::ExitCode;
 
@@ -20,6 +21,8 @@ pub struct Cli {
 pub enum Command {
     /// Count the leaves of the legal move tree (checks and times the rules engine).
     Perft(perft::PerftArgs),
+    /// Draw synthetic camera frames of a position or a whole game (test material for the vision).
+    Render(render::RenderArgs),
 }
 
 pub fn init_tracing(verbose: u8) {
@@ -37,5 +40,6 @@ pub fn init_tracing(verbose: u8) {
 pub fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Perft(args) => perft::run(args),
+        Command::Render(args) => render::run(args),
     }
 }

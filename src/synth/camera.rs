@@ -49,8 +49,10 @@ impl Camera {
         let mut distance = 2.5 * half_extent / (params.fov_deg.to_radians() / 2.0).tan();
         for _ in 0..30 {
             let camera = Camera::at_distance(params, width, height, distance);
-            let span = camera.span_of(&outline).ok_or(SynthError::NoView)?;
-            let step = span / params.fill;
+            let (span, reach) = camera.span_of(&outline).ok_or(SynthError::NoView)?;
+            // Also back off until the board is wholly in view (the optical axis need not pass
+            // through its middle).
+            let step = (span / params.fill).max(reach / 0.98);
             distance *= step;
             if (step - 1.0).abs() < 1e-9 {
                 break;
@@ -93,9 +95,10 @@ impl Camera {
         }
     }
 
-    /// The larger of the fractions of the image width and height the points span; `None` if
-    /// one is behind the camera.
-    fn span_of(&self, points: &[Vec3]) -> Option<f64> {
+    /// The larger of the fractions of the image width and height the points span, and how far
+    /// out they reach from the image centre (1 = to the image's edge); `None` if one is behind
+    /// the camera.
+    fn span_of(&self, points: &[Vec3]) -> Option<(f64, f64)> {
         let (mut min_u, mut max_u, mut min_v, mut max_v) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
         for &p in points {
             let [u, v] = self.project(p)?;
@@ -104,7 +107,10 @@ impl Camera {
             min_v = min_v.min(v);
             max_v = max_v.max(v);
         }
-        Some(((max_u - min_u) / self.width as f64).max((max_v - min_v) / self.height as f64))
+        let span = ((max_u - min_u) / self.width as f64).max((max_v - min_v) / self.height as f64);
+        let (half_w, half_h) = (self.width as f64 / 2.0, self.height as f64 / 2.0);
+        let reach = ((self.cx - min_u).max(max_u - self.cx) / half_w).max((self.cy - min_v).max(max_v - self.cy) / half_h);
+        Some((span, reach))
     }
 
     /// Whether `k1` keeps the distortion one-to-one out to the image corners at this field of
@@ -232,11 +238,13 @@ mod tests {
     fn fill_fits_the_board() {
         for (tilt, az, yaw) in [(0.0, 0.0, 0.0), (30.0, 0.0, 0.0), (30.0, 135.0, 45.0), (17.0, 290.0, 200.0)] {
             let cam = Camera::place(&params(tilt, az, yaw, -0.1), 640, 480, 4.6, 0.25).unwrap();
-            let span = cam
+            let (span, reach) = cam
                 .span_of(&[(-0.6, -0.6), (8.6, -0.6), (8.6, 8.6), (-0.6, 8.6)].map(|(x, y)| Vec3::new(x, y, 0.0)))
                 .unwrap();
-            // The fit also counts the slab's lower edges, so the top outline may span a little less.
-            assert!(span <= 0.9 + 1e-6 && span > 0.85, "tilt {tilt}: span {span}");
+            assert!(reach < 1.0);
+            // The fit also counts the slab's lower edges and keeps the board wholly in view, so
+            // the top outline may span a little less.
+            assert!(span <= 0.9 + 1e-6 && span > 0.8, "tilt {tilt}: span {span}");
             let tilt_seen = cam.forward.dot(-Vec3::UP).acos().to_degrees();
             assert!((tilt_seen - tilt).abs() < 1e-6);
         }

@@ -113,3 +113,51 @@ fn place_pieces(scene: &Scene, cells: &Cells, hand: Option<&Hand>) -> Vec<PieceB
     }
     bodies
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::draughts::Variant;
+
+    fn start() -> [String; 8] {
+        crate::draughts::Position::start(&Variant::English.rules()).to_grid()
+    }
+
+    #[test]
+    fn frames_repeat_byte_for_byte() {
+        let mut scene = random_scene(3, Palette::Wooden);
+        scene.width = 96;
+        scene.height = 72;
+        let hand = Hand::random(3);
+        let (a, ta) = render_frame(&scene, &start(), Some(&hand), 1).unwrap();
+        let (b, tb) = render_frame(&scene, &start(), Some(&hand), 1).unwrap();
+        assert_eq!((a.width(), a.height()), (96, 72));
+        assert_eq!(a.as_raw(), b.as_raw());
+        assert_eq!(ta, tb);
+    }
+
+    #[test]
+    fn a_held_piece_is_not_on_the_board() {
+        let scene = Scene::overhead(Palette::Seed, 96, 72);
+        let mut grid = start();
+        grid[5] = "..w.w.w.".into();
+        let mut hand = Hand::reaching([1.5, 4.5], 0.0);
+        hand.held = Some('w');
+        hand.height = 0.5;
+        let (_, truth) = render_frame(&scene, &grid, Some(&hand), 0).unwrap();
+        assert_eq!(truth.pieces.len(), 23);
+        assert!(truth.hand_visible);
+        assert_eq!(truth.grid, grid);
+    }
+
+    #[test]
+    fn bad_grids_and_hands_are_errors() {
+        let scene = Scene::overhead(Palette::Seed, 64, 48);
+        let mut grid = start();
+        grid[7] = "w.w.w.wx".into();
+        assert!(matches!(render_frame(&scene, &grid, None, 0), Err(SynthError::BadGrid { row: 7, .. })));
+        let mut hand = Hand::reaching([4.0, 4.0], 0.0);
+        hand.held = Some('k');
+        assert_eq!(render_frame(&scene, &start(), Some(&hand), 0).unwrap_err(), SynthError::BadHeldPiece('k'));
+    }
+}

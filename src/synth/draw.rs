@@ -27,8 +27,8 @@ pub(crate) struct PieceBody {
     pub radius: f64,
     pub albedo: Vec3,
     pub wooden: bool,
-    /// Two men stacked: a groove half-way up.
-    pub stacked: bool,
+    /// The lower man of a stacked king (the truth reports the stack once, by its upper man).
+    pub under_another: bool,
     pub grain_seed: u64,
 }
 
@@ -377,7 +377,8 @@ impl World {
 
     fn piece_gloss(&self, piece: &PieceBody) -> (f64, f64) {
         if piece.wooden {
-            (0.14, 28.0)
+            // Oiled wood: a soft, small sheen (a broad one greys the dark men).
+            (0.05, 40.0)
         } else {
             (0.35, 60.0)
         }
@@ -416,17 +417,9 @@ impl World {
         }
         let top_round = smoothstep(piece.top - 0.035, piece.top, p.z);
         n = (n * (1.0 - 0.6 * top_round) + Vec3::UP * top_round).normalized();
-        if piece.stacked {
-            // The seam between two stacked men: the lower man's rounded rim catches the light
-            // just below it, the upper man's bottom edge faces down just above it.
-            let offset = p.z - (piece.base + piece.top) / 2.0;
-            let width = 0.03;
-            if offset.abs() < width {
-                let bend = offset / width;
-                n = (n + Vec3::UP * (-bend.signum() * (1.0 - bend.abs()) * 1.2)).normalized();
-                albedo = albedo * (1.0 - 0.45 * (1.0 - smoothstep(0.0, 0.008, offset.abs())));
-            }
-        }
+        // Rounded bottom edge: a dark line where a man stands on the board or on another man.
+        let bottom_round = 1.0 - smoothstep(piece.base, piece.base + 0.025, p.z);
+        n = (n * (1.0 - 0.5 * bottom_round) - Vec3::UP * bottom_round).normalized();
         let foot = if piece.base < 0.01 { 0.75 + 0.25 * smoothstep(0.0, 0.04, p.z - piece.base) } else { 1.0 };
         let shadow = self.hand_light(p);
         self.light(p, n, view, albedo, self.piece_gloss(piece), shadow, foot, 0.0)

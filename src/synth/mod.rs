@@ -69,22 +69,36 @@ fn piece_color(scene: &Scene, piece: Piece) -> [u8; 3] {
     }
 }
 
-fn piece_body(scene: &Scene, piece: Piece, center: (f64, f64), base: f64, square: Option<(u8, u8)>, grain_seed: u64) -> PieceBody {
+/// The cylinders of one piece standing with its foot at `base`: one, or for a stacked king two
+/// men, the upper a little off the lower (people never stack them exactly), so that a second
+/// rim shows.
+fn piece_bodies(scene: &Scene, piece: Piece, center: (f64, f64), base: f64, square: Option<(u8, u8)>, grain_seed: u64) -> Vec<PieceBody> {
     let shape = &scene.pieces;
-    let stacked = shape.stacked_kings && piece.is_king();
-    let height = if stacked { 2.0 * shape.height } else { shape.height };
-    PieceBody {
+    let man = PieceBody {
         square,
         grid_char: piece.grid_char(),
         center,
         base,
-        top: base + height,
+        top: base + shape.height,
         radius: shape.radius,
         albedo: rgb_to_linear(piece_color(scene, piece)),
         wooden: scene.palette == Palette::Wooden,
-        stacked,
+        under_another: false,
         grain_seed,
+    };
+    if !(shape.stacked_kings && piece.is_king()) {
+        return vec![man];
     }
+    let angle = hash_unit(grain_seed, 0x57AC) * std::f64::consts::TAU;
+    let off = shape.radius * (0.06 + 0.08 * hash_unit(grain_seed, 0x57AD));
+    let upper = PieceBody {
+        center: (center.0 + off * angle.cos(), center.1 + off * angle.sin()),
+        base: man.top,
+        top: man.top + shape.height,
+        grain_seed: mix64(grain_seed),
+        ..man.clone()
+    };
+    vec![PieceBody { under_another: true, ..man }, upper]
 }
 
 /// The pieces as cylinders: each a little off its square's centre (people are not exact), the
@@ -99,16 +113,15 @@ fn place_pieces(scene: &Scene, cells: &Cells, hand: Option<&Hand>) -> Vec<PieceB
             let off = hash_unit(key, scene.texture_seed ^ 0x0FF5) * scene.placement_jitter;
             let center = (col as f64 + 0.5 + off * angle.cos(), row as f64 + 0.5 + off * angle.sin());
             let grain_seed = mix64(scene.texture_seed ^ key);
-            bodies.push(piece_body(scene, piece, center, 0.0, Some((row as u8, col as u8)), grain_seed));
+            bodies.extend(piece_bodies(scene, piece, center, 0.0, Some((row as u8, col as u8)), grain_seed));
         }
     }
     if let Some(hand) = hand {
         if let Some(piece) = hand.held.and_then(Piece::from_grid_char) {
-            let mut body = piece_body(scene, piece, (hand.target[0], hand.target[1]), 0.0, None, mix64(scene.texture_seed ^ 99));
-            let height = body.top - body.base;
-            body.base = (hand.height - height / 2.0).max(0.0);
-            body.top = body.base + height;
-            bodies.push(body);
+            // Held at its middle, between the fingertips.
+            let height = if scene.pieces.stacked_kings && piece.is_king() { 2.0 } else { 1.0 } * scene.pieces.height;
+            let base = (hand.height - height / 2.0).max(0.0);
+            bodies.extend(piece_bodies(scene, piece, (hand.target[0], hand.target[1]), base, None, mix64(scene.texture_seed ^ 99)));
         }
     }
     bodies

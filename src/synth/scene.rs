@@ -105,8 +105,8 @@ pub struct PieceShape {
     pub radius: f64,
     /// Height of a man in squares.
     pub height: f64,
-    /// Kings are two men stacked (twice as tall, a groove between); otherwise a king is a man
-    /// in the king colour.
+    /// Kings are two men stacked (twice as tall, the upper a little off the lower so that two
+    /// rims show); otherwise a king is a man in the king colour.
     pub stacked_kings: bool,
 }
 

@@ -195,6 +195,9 @@ pub(crate) fn frame_truth(world: &World, grid: &[String; 8], rendered: &Rendered
     let mut pieces = Vec::new();
     for piece in &world.pieces {
         let Some((row, col)) = piece.square else { continue };
+        if piece.under_another {
+            continue;
+        }
         let top = piece.top_center();
         let hidden = world.hand.is_some() && hidden_by_hand(world, top);
         if hidden {

@@ -220,7 +220,8 @@ fn the_hand_covers_what_the_truth_says() {
 fn out_of_range_parameters_are_errors_naming_them() {
     let grid = start_grid();
     let base = Scene::overhead(Palette::Seed, 160, 120);
-    let cases: Vec<(&str, Box<dyn Fn(&mut Scene)>)> = vec![
+    type Spoil = Box<dyn Fn(&mut Scene)>;
+    let cases: Vec<(&str, Spoil)> = vec![
         ("blur_sigma", Box::new(|s| s.blur_sigma = 7.5)),
         ("blur_sigma", Box::new(|s| s.blur_sigma = -1.0)),
         ("camera.k1", Box::new(|s| s.camera.k1 = 0.9)),

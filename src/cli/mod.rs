@@ -22,7 +22,7 @@ pub enum Command {
     /// Count the leaves of the legal move tree (checks and times the rules engine).
     Perft(perft::PerftArgs),
     /// Draw synthetic camera frames of a position or a whole game (test material for the vision).
-    Render(render::RenderArgs),
+    Render(Box<render::RenderArgs>),
 }
 
 pub fn init_tracing(verbose: u8) {
@@ -40,6 +40,6 @@ pub fn init_tracing(verbose: u8) {
 pub fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Perft(args) => perft::run(args),
-        Command::Render(args) => render::run(args),
+        Command::Render(args) => render::run(*args),
     }
 }

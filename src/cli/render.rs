@@ -37,7 +37,8 @@ pub struct RenderArgs {
     /// Seed of the random scene (viewpoint, light, effects) and of the sensor noise.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Use this scene (JSON, as the truth file's `scene`) instead of a random one.
+    /// Use this scene instead of a random one: a scene's JSON, or a truth file holding one
+    /// (`scene` of a frame's, `scene_params` of a recording's).
     #[arg(long)]
     scene: Option<PathBuf>,
     /// Camera tilt from vertical in degrees (0-30), overriding the scene's.
@@ -84,7 +85,14 @@ fn build_scene(args: &RenderArgs) -> anyhow::Result<Scene> {
     let mut scene = match &args.scene {
         Some(path) => {
             let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-            serde_json::from_str(&text).with_context(|| format!("{}: not a scene", path.display()))?
+            let mut value: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
+            for key in ["scene", "scene_params"] {
+                if value.get(key).is_some_and(|v| v.is_object()) {
+                    value = value[key].take();
+                    break;
+                }
+            }
+            serde_json::from_value(value).with_context(|| format!("{}: not a scene", path.display()))?
         }
         None => random_scene(args.seed, args.palette),
     };
@@ -154,12 +162,17 @@ fn write_json(path: &Path, value: &impl Serialize) -> anyhow::Result<()> {
     std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))
 }
 
+/// One line of a recording's `frames.json`: what a test of the vision needs per frame (the
+/// full truth of any frame can be had again from the scene, the plan and the seed).
 #[derive(Serialize)]
 struct FrameEntry<'a> {
     index: usize,
     file: String,
     label: &'a str,
-    truth: FrameTruth,
+    grid: &'a [String; 8],
+    corners: [[f64; 2]; 4],
+    hand_visible: bool,
+    hand_covered: Vec<[u8; 2]>,
 }
 
 fn run_game(args: &RenderArgs, scene: Scene, path: &Path) -> anyhow::Result<ExitCode> {
@@ -185,7 +198,15 @@ fn run_game(args: &RenderArgs, scene: Scene, path: &Path) -> anyhow::Result<Exit
         let file = format!("frame_{index:05}.png");
         let target = out_dir.join(&file);
         image.save(&target).with_context(|| format!("writing {}", target.display()))?;
-        entries.push(FrameEntry { index, file, label: &frame.label, truth });
+        entries.push(FrameEntry {
+            index,
+            file,
+            label: &frame.label,
+            grid: &frame.grid,
+            corners: truth.corners,
+            hand_visible: truth.hand_visible,
+            hand_covered: truth.hand_covered,
+        });
         if index % 50 == 49 {
             tracing::info!("{} of {} frames, {:.1} s", index + 1, frames.len(), clock.elapsed().as_secs_f64());
         }
@@ -211,7 +232,11 @@ fn run_game(args: &RenderArgs, scene: Scene, path: &Path) -> anyhow::Result<Exit
         options: options.clone(),
     };
     write_json(&out_dir.join("truth.json"), &truth)?;
-    write_json(&out_dir.join("frames.json"), &entries)?;
+    // One frame per line: readable, and an order of magnitude smaller than pretty-printed.
+    let lines: Vec<String> = entries.iter().map(serde_json::to_string).collect::<Result<_, _>>()?;
+    let frames_json = format!("[\n{}\n]\n", lines.join(",\n"));
+    let frames_path = out_dir.join("frames.json");
+    std::fs::write(&frames_path, frames_json).with_context(|| format!("writing {}", frames_path.display()))?;
     println!(
         "wrote {} frames ({:.1} s of video) and truth.json, frames.json to {} in {:.1} s",
         frames.len(),
@@ -220,7 +245,7 @@ fn run_game(args: &RenderArgs, scene: Scene, path: &Path) -> anyhow::Result<Exit
         clock.elapsed().as_secs_f64()
     );
     println!(
-        "encode: ffmpeg -framerate {} -i {}/frame_%05d.png -c:v libx264 -pix_fmt yuv420p -crf 23 recording.mp4",
+        "encode: ffmpeg -framerate {} -i {}/frame_%05d.png -c:v libx264 -preset slow -crf 28 -g 50 -pix_fmt yuv420p recording.mp4",
         options.fps,
         out_dir.display()
     );

@@ -27,7 +27,7 @@ pub struct Hand {
     pub height: f64,
     pub left_handed: bool,
     pub skin: Rgb8,
-    /// 1 = an adult hand on a board with 5 cm squares.
+    /// 1 = an adult hand on a board with 4.5 cm squares.
     pub size: f64,
     /// A piece between the fingers (`b`, `B`, `w`, `W`), its middle at fingertip height.
     pub held: Option<char>,
@@ -42,7 +42,7 @@ impl Hand {
             height: 0.12,
             left_handed: false,
             skin: SKIN_TONES[2],
-            size: 1.0,
+            size: 1.1,
             held: None,
         }
     }
@@ -66,7 +66,7 @@ impl Hand {
             height: rng.gen_range(0.1..1.2),
             left_handed: rng.gen_bool(0.15),
             skin: SKIN_TONES[rng.gen_range(0..SKIN_TONES.len())],
-            size: rng.gen_range(0.85..1.1),
+            size: rng.gen_range(0.95..1.2),
             held: None,
         }
     }
@@ -103,7 +103,7 @@ impl Hand {
             }
         };
         // Forearm, thickening away from the wrist and rising gently towards the player.
-        limb(&[(2.3, 0.3, 1.4), (3.6, 0.33, 1.7), (6.0, 0.38, 2.4), (16.0, 0.45, 5.0)], &[0.42, 0.52, 0.6]);
+        limb(&[(2.3, 0.3, 1.4), (3.6, 0.33, 1.7), (6.0, 0.38, 2.4), (16.0, 0.45, 5.0)], &[0.46, 0.6, 0.7]);
         // Palm: three broad capsules from the knuckles back to the wrist.
         limb(&[(0.75, -0.2, 1.05), (2.3, 0.1, 1.4)], &[0.35]);
         limb(&[(0.75, 0.35, 1.0), (2.3, 0.4, 1.4)], &[0.37]);

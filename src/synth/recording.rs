@@ -320,7 +320,7 @@ pub fn plan_recording(game: &GameMoves, scene: &Scene, options: &RecordingOption
         let hand = Hand {
             left_handed: rng.gen_bool(0.1),
             skin: SKIN_TONES[rng.gen_range(0..SKIN_TONES.len())],
-            size: rng.gen_range(0.9..1.1),
+            size: rng.gen_range(1.0..1.2),
             ..Hand::reaching([0.0, 0.0], 0.0)
         };
         (hand, rng.gen_range(-1.5..1.5))

@@ -176,21 +176,13 @@ pub(crate) fn frame_truth(world: &World, grid: &[String; 8], rendered: &Rendered
         _ => ImageSide::Left,
     };
 
-    let mut hand_coverage = [[0f32; 8]; 8];
-    for row in 0..8 {
-        for col in 0..8 {
-            let total = rendered.square_pixels[row][col];
-            if total > 0 {
-                hand_coverage[row][col] = rendered.hand_pixels[row][col] as f32 / total as f32;
-            }
-        }
-    }
-    let mut covered = [[false; 8]; 8];
-    for (row, line) in hand_coverage.iter().enumerate() {
-        for (col, &fraction) in line.iter().enumerate() {
-            covered[row][col] = fraction >= HAND_COVERED_FRACTION;
-        }
-    }
+    let hand_coverage: [[f32; 8]; 8] = std::array::from_fn(|row| {
+        std::array::from_fn(|col| match rendered.square_pixels[row][col] {
+            0 => 0.0,
+            total => rendered.hand_pixels[row][col] as f32 / total as f32,
+        })
+    });
+    let mut covered = hand_coverage.map(|line| line.map(|fraction| fraction >= HAND_COVERED_FRACTION));
 
     let mut pieces = Vec::new();
     for piece in &world.pieces {

@@ -119,6 +119,9 @@ pub(crate) struct Rendered {
     pub hand_pixels: [[u32; 8]; 8],
     /// Pixels anywhere in the image showing the hand or a piece it holds.
     pub hand_in_image: u32,
+    /// Per pixel, the share of it that shows the board, pieces or table rather than the hand:
+    /// reflections (glare) of the room on the board do not show on the hand above it.
+    pub reflective: Vec<f32>,
 }
 
 fn warm_light(warmth: f64) -> Vec3 {
@@ -535,17 +538,22 @@ pub(crate) fn render(world: &World) -> Rendered {
     let mut square_pixels = [[0u32; 8]; 8];
     let mut hand_pixels = [[0u32; 8]; 8];
     let mut hand_in_image = 0;
+    let mut reflective = vec![1f32; w * h];
+    let is_hand = |surface: Surface| match surface {
+        Surface::Hand => true,
+        Surface::PieceTop(i) | Surface::PieceSide(i) => world.pieces[i].square.is_none(),
+        _ => false,
+    };
     for y in 0..h {
         for x in 0..w {
             let (color, id, surface, d) = sample(x as f64, y as f64);
             linear[y * w + x] = [color.x as f32, color.y as f32, color.z as f32];
             ids[y * w + x] = id;
-            let hand_seen = match surface {
-                Surface::Hand => true,
-                Surface::PieceTop(i) | Surface::PieceSide(i) => world.pieces[i].square.is_none(),
-                _ => false,
-            };
+            let hand_seen = is_hand(surface);
             hand_in_image += hand_seen as u32;
+            if hand_seen {
+                reflective[y * w + x] = 0.0;
+            }
             // Which square's area this ray crosses, and whether the hand hides it there.
             if d.z < 0.0 {
                 let t = -origin.z / d.z;
@@ -577,13 +585,18 @@ pub(crate) fn render(world: &World) -> Rendered {
     for (i, _) in edge.iter().enumerate().filter(|(_, &e)| e) {
         let (x, y) = ((i % w) as f64, (i / w) as f64);
         let mut sum = Vec3::new(linear[i][0] as f64, linear[i][1] as f64, linear[i][2] as f64);
+        let mut not_hand = reflective[i];
         for (dx, dy) in EDGE_SAMPLES {
-            sum += sample(x + dx, y + dy).0;
+            let (color, _, surface, _) = sample(x + dx, y + dy);
+            sum += color;
+            not_hand += if is_hand(surface) { 0.0 } else { 1.0 };
         }
-        let mean = sum * (1.0 / (EDGE_SAMPLES.len() + 1) as f64);
+        let count = (EDGE_SAMPLES.len() + 1) as f64;
+        let mean = sum * (1.0 / count);
         linear[i] = [mean.x as f32, mean.y as f32, mean.z as f32];
+        reflective[i] = not_hand / count as f32;
     }
-    Rendered { linear, square_pixels, hand_pixels, hand_in_image }
+    Rendered { linear, square_pixels, hand_pixels, hand_in_image, reflective }
 }
 
 /// Whether the straight line from the camera to `p` passes through the hand or a held piece

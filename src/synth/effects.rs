@@ -9,8 +9,9 @@ use rand_chacha::ChaCha8Rng;
 use super::math::linear_to_srgb;
 use super::scene::Scene;
 
-/// Brightness ramp, vignette and glare, applied to linear RGB in place.
-pub fn apply_light_falloff_and_glare(linear: &mut [[f32; 3]], scene: &Scene) {
+/// Brightness ramp, vignette and glare, applied to linear RGB in place. `reflective` (one per
+/// pixel, 0..1, or empty for all 1) is how much of each pixel can show glare: not the hand.
+pub fn apply_light_falloff_and_glare(linear: &mut [[f32; 3]], reflective: &[f32], scene: &Scene) {
     let (w, h) = (scene.width as usize, scene.height as usize);
     let light = &scene.lighting;
     let (cx, cy) = ((w as f64 - 1.0) / 2.0, (h as f64 - 1.0) / 2.0);
@@ -34,6 +35,7 @@ pub fn apply_light_falloff_and_glare(linear: &mut [[f32; 3]], scene: &Scene) {
                     glare += spot.intensity * (0.6 * (-d2 / (2.0 * sigma * sigma)).exp() + 0.4 * (-d2 / (0.5 * sigma * sigma)).exp());
                 }
             }
+            let glare = glare * reflective.get(y * w + x).copied().unwrap_or(1.0) as f64;
             let px = &mut linear[y * w + x];
             for (c, tint) in px.iter_mut().zip(warm_white) {
                 *c = *c * gain + (glare * tint) as f32;
@@ -118,9 +120,13 @@ mod tests {
         let mut scene = Scene::overhead(Palette::Seed, 64, 48);
         scene.glare = vec![GlareSpot { center: [0.25, 0.5], radius: 0.05, intensity: 1.0 }];
         let mut linear = vec![[0.2f32; 3]; 64 * 48];
-        apply_light_falloff_and_glare(&mut linear, &scene);
+        apply_light_falloff_and_glare(&mut linear, &[], &scene);
         assert!(linear[24 * 64 + 16][0] > 0.9);
         assert!((linear[24 * 64 + 60][0] - 0.2).abs() < 1e-3);
+        // Not on the hand.
+        let mut hand = vec![[0.2f32; 3]; 64 * 48];
+        apply_light_falloff_and_glare(&mut hand, &vec![0.0; 64 * 48], &scene);
+        assert!((hand[24 * 64 + 16][0] - 0.2).abs() < 1e-3);
     }
 
     #[test]

@@ -55,7 +55,7 @@ pub fn render_frame(scene: &Scene, grid: &[String; 8], hand: Option<&Hand>, seed
     let rendered = draw::render(&world);
     let truth = truth::frame_truth(&world, grid, &rendered)?;
     let mut linear = rendered.linear;
-    effects::apply_light_falloff_and_glare(&mut linear, scene);
+    effects::apply_light_falloff_and_glare(&mut linear, &rendered.reflective, scene);
     Ok((effects::develop(linear, scene, seed), truth))
 }
 

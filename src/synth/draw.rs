@@ -241,7 +241,9 @@ impl World {
         let diffuse = ((n.dot(l) + wrap) / (1.0 + wrap)).max(0.0) * falloff * shadow;
         let (strength, shininess) = gloss;
         let half = (l + view).normalized();
-        let specular = strength * n.dot(half).max(0.0).powf(shininess) * falloff * shadow;
+        let alignment = n.dot(half);
+        // Far from the mirror direction the highlight is nil: skip the power.
+        let specular = if alignment > 0.5 { strength * alignment.powf(shininess) * falloff * shadow } else { 0.0 };
         let received = self.ambient_color * (self.ambient * occlusion) + self.lamp_color * ((1.0 - self.ambient) * 1.15 * diffuse);
         albedo.mul(received) + self.lamp_color * specular
     }

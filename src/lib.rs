@@ -4,4 +4,7 @@
 //! tested fast and reused; the binary in `main.rs` wires them to files, cameras and the network.
 
 pub mod draughts;
+pub mod tracker;
+pub mod vision;
+pub mod publish;
 pub mod synth;

@@ -6,6 +6,14 @@ use clap::Parser;
 
 fn main() -> std::process::ExitCode {
     let args = cli::Cli::parse();
+    if args.command.writes_to_a_pipe() {
+        // `boardwatch pdn show ... | head` should end quietly, as Unix tools do, instead of
+        // panicking on the closed pipe: restore the default SIGPIPE that Rust's runtime ignores.
+        // (Not for the daemon, whose sockets rely on EPIPE errors.)
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
     cli::init_tracing(args.verbose);
     match cli::run(args.command) {
         Ok(code) => code,

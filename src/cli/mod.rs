@@ -1,7 +1,10 @@
 //! Subcommands. Each module parses nothing itself: clap does, from the structs below.
 
+mod detect;
+mod pdn;
 mod perft;
 mod render;
+mod track;
 
 use std::process::ExitCode;
 
@@ -21,8 +24,23 @@ pub struct Cli {
 pub enum Command {
     /// Count the leaves of the legal move tree (checks and times the rules engine).
     Perft(perft::PerftArgs),
+    /// Read the board in still images: corners, squares, orientation.
+    Detect(detect::DetectArgs),
+    /// Read, check and print PDN game records.
+    #[command(subcommand)]
+    Pdn(pdn::PdnCommand),
+    /// Follow a game from observed board states (JSON lines): validated moves out, as the seed's
+    /// referee logic would log them, and the game as PDN.
+    Track(track::TrackArgs),
     /// Draw synthetic camera frames of a position or a whole game (test material for the vision).
     Render(Box<render::RenderArgs>),
+}
+
+impl Command {
+    /// Commands whose output is typically piped into other tools.
+    pub fn writes_to_a_pipe(&self) -> bool {
+        true
+    }
 }
 
 pub fn init_tracing(verbose: u8) {
@@ -40,6 +58,9 @@ pub fn init_tracing(verbose: u8) {
 pub fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Perft(args) => perft::run(args),
+        Command::Pdn(command) => pdn::run(command),
+        Command::Detect(args) => detect::run(args),
+        Command::Track(args) => track::run(args),
         Command::Render(args) => render::run(*args),
     }
 }

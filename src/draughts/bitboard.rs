@@ -109,25 +109,6 @@ pub const RAY_LEN: [[u8; 4]; 64] = {
     lens
 };
 
-/// Bitboard of the whole ray, for quick "is anything there" tests.
-pub const RAY_MASK: [[u64; 4]; 64] = {
-    let mut masks = [[0u64; 4]; 64];
-    let mut sq = 0;
-    while sq < 64 {
-        let mut d = 0;
-        while d < 4 {
-            let mut n = 0;
-            while n < 7 && RAYS[sq][d][n] < 64 {
-                masks[sq][d] |= 1u64 << RAYS[sq][d][n];
-                n += 1;
-            }
-            d += 1;
-        }
-        sq += 1;
-    }
-    masks
-};
-
 const NOT_COL0: u64 = !0x0101_0101_0101_0101;
 const NOT_COL7: u64 = !0x8080_8080_8080_8080;
 

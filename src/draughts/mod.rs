@@ -9,6 +9,7 @@
 
 pub mod bitboard;
 pub mod fen;
+pub mod game;
 pub mod movegen;
 pub mod notation;
 pub mod pdn;

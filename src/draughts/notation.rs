@@ -2,7 +2,7 @@
 //! written moves (short or full-path captures, Russian compact `ed4`) against the legal moves.
 
 use super::bitboard::{col_of, is_dark, row_of, square, Square};
-use super::movegen::{legal_moves, Move};
+use super::movegen::{generate, Duplicates, Move, MoveList};
 use super::position::Position;
 use super::rules::{Rules, SquareNotation};
 
@@ -63,17 +63,26 @@ pub fn square_from_number(n: u8, rules: &Rules) -> Option<Square> {
         .find(|&sq| is_dark(sq))
 }
 
-/// `a1` is White's bottom-left corner as the players see the board.
+/// Algebraic squares are seen from the side that moves first: `a1` is White's bottom-left
+/// corner in the variants where White starts, and in English or pool written algebraically
+/// (as online servers export them) the first mover, Black, sits on ranks 1-3, so the board is
+/// turned half way round.
+fn algebraic_turned(rules: &Rules) -> bool {
+    rules.first_mover == super::position::Color::Black
+}
+
 pub fn square_algebraic(sq: Square, rules: &Rules) -> String {
-    let file = (b'a' + physical_col(sq, rules)) as char;
-    format!("{file}{}", 8 - row_of(sq))
+    let (row, col) = (row_of(sq), physical_col(sq, rules));
+    let (file, rank) = if algebraic_turned(rules) { (7 - col, row + 1) } else { (col, 8 - row) };
+    format!("{}{rank}", (b'a' + file) as char)
 }
 
 pub fn square_from_algebraic(file: u8, rank: u8, rules: &Rules) -> Option<Square> {
     if file > 7 || !(1..=8).contains(&rank) {
         return None;
     }
-    let sq = square(8 - rank, internal_col(file, rules));
+    let (row, col) = if algebraic_turned(rules) { (rank - 1, 7 - file) } else { (8 - rank, file) };
+    let sq = square(row, internal_col(col, rules));
     is_dark(sq).then_some(sq)
 }
 
@@ -150,6 +159,15 @@ pub enum MoveError {
 /// captures with `-`); the squares are: start (or its file), end, and any landing squares given
 /// must lie on the path in order.
 pub fn resolve_move(written: &WrittenMove, text: &str, pos: &Position, rules: &Rules) -> Result<Move, MoveError> {
+    match matching_moves(written, text, pos, rules)?.as_slice() {
+        [] => Err(MoveError::Illegal(text.to_string())),
+        [one] => Ok(*one),
+        many => Err(MoveError::Ambiguous { text: text.to_string(), count: many.len() }),
+    }
+}
+
+/// Every legal move (one path per distinct effect) the written move may mean.
+pub fn matching_moves(written: &WrittenMove, text: &str, pos: &Position, rules: &Rules) -> Result<Vec<Move>, MoveError> {
     let squares: Vec<Square> = written
         .squares
         .iter()
@@ -158,33 +176,28 @@ pub fn resolve_move(written: &WrittenMove, text: &str, pos: &Position, rules: &R
     let Some(&to) = squares.last() else {
         return Err(MoveError::Illegal(text.to_string()));
     };
-    let legal = legal_moves(pos, rules);
-    let matches: Vec<&Move> = legal
-        .iter()
-        .filter(|m| {
-            if m.to != to {
-                return false;
-            }
-            let (start_ok, via) = match written.from_file {
-                Some(file) => (physical_col(m.from, rules) == file, &squares[..squares.len() - 1]),
-                None if squares.len() >= 2 => (m.from == squares[0], &squares[1..squares.len() - 1]),
-                None => (true, &squares[..0]),
-            };
-            start_ok && is_subsequence(via, &m.path()[1..])
-        })
-        .collect();
-    match matches.as_slice() {
-        [] => Err(MoveError::Illegal(text.to_string())),
-        [one] => Ok(**one),
-        many => {
-            // Several paths with one effect are one move; otherwise it is really ambiguous.
-            if many.iter().all(|m| m.same_effect(many[0])) {
-                Ok(*many[0])
-            } else {
-                Err(MoveError::Ambiguous { text: text.to_string(), count: many.len() })
-            }
+    // Every path, duplicates included: the record may name landing squares of a path that
+    // merged with another one into a single move.
+    let mut legal = MoveList::new();
+    generate(pos, rules, Duplicates::Keep, &mut legal);
+    let mut found: Vec<Move> = Vec::new();
+    for m in legal.iter().filter(|m| {
+        if m.to != to {
+            return false;
+        }
+        let (start_ok, via) = match written.from_file {
+            Some(file) => (physical_col(m.from, rules) == file, &squares[..squares.len() - 1]),
+            None if squares.len() >= 2 => (m.from == squares[0], &squares[1..squares.len() - 1]),
+            None => (true, &squares[..0]),
+        };
+        start_ok && is_subsequence(via, &m.path()[1..])
+    }) {
+        // Several paths with one effect are one move.
+        if !found.iter().any(|f| f.same_effect(m)) {
+            found.push(*m);
         }
     }
+    Ok(found)
 }
 
 fn is_subsequence(needle: &[Square], hay: &[Square]) -> bool {
@@ -230,6 +243,18 @@ mod tests {
         assert_eq!(square_algebraic(square(0, 7), &r), "h8");
         assert_eq!(parse_square("c3", &r), Some(square(5, 2)));
         assert_eq!(parse_square("a2", &r), None, "a2 is a light square");
+    }
+
+    #[test]
+    fn algebraic_english_puts_the_first_mover_on_rank_one() {
+        let r = Variant::English.rules();
+        // Black (first) starts on 1-12 at the top of the diagram; written algebraically it is on
+        // ranks 1-3: c3 is square 11 in numeric notation.
+        assert_eq!(parse_square("c3", &r), square_from_number(11, &r));
+        for n in 1..=32 {
+            let sq = square_from_number(n, &r).unwrap();
+            assert_eq!(parse_square(&square_algebraic(sq, &r), &r), Some(sq));
+        }
     }
 
     #[test]

@@ -129,10 +129,12 @@ impl fmt::Display for MoveToken {
 /// `1:0`, `0:1`, `1/2:1/2` (and `2:0`, `0:2`, `1:1`, `0:0`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GameResult {
-    /// The first player (White) won: `1-0`, `2-0`.
-    WhiteWin,
-    /// The second player (Black) won: `0-1`, `0-2`.
-    BlackWin,
+    /// The side that moves first in the variant won: `1-0`, `2-0`. That is White in the
+    /// international family and Russian, Black in English and pool (records of those games,
+    /// e.g. online exports ending on a side with no move left, score the first mover first).
+    FirstPlayerWin,
+    /// The side that moves second won: `0-1`, `0-2`.
+    SecondPlayerWin,
     /// `1/2-1/2`, `1-1`.
     Draw,
     /// `0-0`: both players lost (double forfeit).
@@ -146,8 +148,8 @@ impl GameResult {
     /// (`-`) or the Russian (`:`) form; `None` for anything else (`4-6`, `?`...).
     pub fn from_token(text: &str) -> Option<GameResult> {
         Some(match text {
-            "1-0" | "2-0" | "1:0" | "2:0" => GameResult::WhiteWin,
-            "0-1" | "0-2" | "0:1" | "0:2" => GameResult::BlackWin,
+            "1-0" | "2-0" | "1:0" | "2:0" => GameResult::FirstPlayerWin,
+            "0-1" | "0-2" | "0:1" | "0:2" => GameResult::SecondPlayerWin,
             "1/2-1/2" | "1-1" | "1/2:1/2" | "1:1" => GameResult::Draw,
             "0-0" | "0:0" => GameResult::DoubleForfeit,
             "*" => GameResult::Unknown,
@@ -158,8 +160,8 @@ impl GameResult {
     /// The chess-style token, which every PDN reader knows: `1-0`, `0-1`, `1/2-1/2`, `0-0`, `*`.
     pub fn as_str(self) -> &'static str {
         match self {
-            GameResult::WhiteWin => "1-0",
-            GameResult::BlackWin => "0-1",
+            GameResult::FirstPlayerWin => "1-0",
+            GameResult::SecondPlayerWin => "0-1",
             GameResult::Draw => "1/2-1/2",
             GameResult::DoubleForfeit => "0-0",
             GameResult::Unknown => "*",
@@ -204,8 +206,8 @@ mod tests {
 
     #[test]
     fn result_tokens_map_to_results() {
-        assert_eq!(GameResult::from_token("2-0"), Some(GameResult::WhiteWin));
-        assert_eq!(GameResult::from_token("0-2"), Some(GameResult::BlackWin));
+        assert_eq!(GameResult::from_token("2-0"), Some(GameResult::FirstPlayerWin));
+        assert_eq!(GameResult::from_token("0-2"), Some(GameResult::SecondPlayerWin));
         assert_eq!(GameResult::from_token("1-1"), Some(GameResult::Draw));
         assert_eq!(GameResult::from_token("1/2:1/2"), Some(GameResult::Draw));
         assert_eq!(

@@ -1597,7 +1597,7 @@ mod tests {
         );
         assert_eq!(g.moves[1].number, None);
         assert_eq!((g.moves[2].line, g.moves[2].col), (4, 19));
-        assert_eq!(g.result, Some(GameResult::WhiteWin));
+        assert_eq!(g.result, Some(GameResult::FirstPlayerWin));
         assert_eq!(g.result_text.as_deref(), Some("1-0"));
     }
 
@@ -1621,7 +1621,7 @@ mod tests {
             ")",
             "mv 19-23@2:39",
             "setup W:W31:B1",
-            "result WhiteWin 2-0",
+            "result FirstPlayerWin 2-0",
             "end",
         ];
         assert_eq!(log(text, ReadMode::Strict), expected);
@@ -1779,10 +1779,10 @@ mod tests {
     #[test]
     fn all_standard_results() {
         let cases = [
-            ("1-0", GameResult::WhiteWin),
-            ("2-0", GameResult::WhiteWin),
-            ("0-1", GameResult::BlackWin),
-            ("0-2", GameResult::BlackWin),
+            ("1-0", GameResult::FirstPlayerWin),
+            ("2-0", GameResult::FirstPlayerWin),
+            ("0-1", GameResult::SecondPlayerWin),
+            ("0-2", GameResult::SecondPlayerWin),
             ("1/2-1/2", GameResult::Draw),
             ("1-1", GameResult::Draw),
             ("0-0", GameResult::DoubleForfeit),
@@ -1987,7 +1987,7 @@ mod tests {
         assert_eq!(events, ["a", "b", "c", "d"]);
         assert_eq!(
             (games[0].moves.len(), games[0].result),
-            (0, Some(GameResult::WhiteWin))
+            (0, Some(GameResult::FirstPlayerWin))
         );
         assert_eq!(games[1].result, None);
         assert_eq!(games[3].start_line, 6);

@@ -13,6 +13,8 @@ use super::{GameRecord, GameResult};
 pub struct WrittenMove {
     pub text: String,
     pub comment: Option<String>,
+    /// A setup command (`/FEN "..."/`) to write before the move: the board was set anew.
+    pub setup_before: Option<String>,
 }
 
 impl WrittenMove {
@@ -21,6 +23,7 @@ impl WrittenMove {
         WrittenMove {
             text: text.into(),
             comment: None,
+            setup_before: None,
         }
     }
 
@@ -62,7 +65,13 @@ pub fn write_game(
     first_move_number: u32,
     first_player_second: bool,
 ) -> String {
-    let items: Vec<Item<'_>> = moves.iter().map(|m| Item { setup: None, mv: m }).collect();
+    let items: Vec<Item<'_>> = moves
+        .iter()
+        .map(|m| Item {
+            setup: m.setup_before.as_deref(),
+            mv: m,
+        })
+        .collect();
     write(
         tags,
         &[],
@@ -134,7 +143,11 @@ pub fn written_moves(record: &GameRecord) -> Vec<WrittenMove> {
                 text.push_str(&format!(" ${nag}"));
             }
             let comment = (!m.comments_after.is_empty()).then(|| m.comments_after.join(" "));
-            WrittenMove { text, comment }
+            WrittenMove {
+                text,
+                comment,
+                setup_before: None,
+            }
         })
         .collect()
 }
@@ -270,8 +283,8 @@ fn result_text<'t>(tags: &'t [(String, String)], result: &GameResult) -> &'t str
         .map(str::trim);
     let international = matches!(game_type, Some("20") | Some("27"));
     match (result, international) {
-        (GameResult::WhiteWin, true) => "2-0",
-        (GameResult::BlackWin, true) => "0-2",
+        (GameResult::FirstPlayerWin, true) => "2-0",
+        (GameResult::SecondPlayerWin, true) => "0-2",
         (GameResult::Draw, true) => "1-1",
         (r, _) => r.as_str(),
     }
@@ -448,7 +461,7 @@ mod tests {
     fn comments_follow_their_move_and_the_number_is_restated() {
         let mut m = moves(&["11-15", "23-19", "8-11"]);
         m[0].comment = Some("the {Old} Faithful}".into());
-        let out = write_game(&[], &m, &GameResult::WhiteWin, 1, false);
+        let out = write_game(&[], &m, &GameResult::FirstPlayerWin, 1, false);
         assert!(
             out.ends_with("\n1. 11-15 {the {Old Faithful} 1... 23-19 2. 8-11 1-0\n\n"),
             "{out}"
@@ -464,7 +477,7 @@ mod tests {
             .collect();
         let mut m: Vec<WrittenMove> = texts.iter().map(|t| WrittenMove::new(t.as_str())).collect();
         m[5].comment = Some("a long comment ".repeat(20));
-        let out = write_game(&[], &m, &GameResult::BlackWin, 1, false);
+        let out = write_game(&[], &m, &GameResult::SecondPlayerWin, 1, false);
         assert!(out.lines().all(|l| l.chars().count() < 80), "{out}");
         assert!(out.lines().count() > 10);
         let g = &read_games(&out, ReadMode::Strict).unwrap()[0];
@@ -482,14 +495,14 @@ mod tests {
             "{out}"
         );
         let kept = tags(&[("Result", "0-2")]);
-        let out = write_game(&kept, &m, &GameResult::BlackWin, 1, false);
+        let out = write_game(&kept, &m, &GameResult::SecondPlayerWin, 1, false);
         assert!(
             out.contains("[Result \"0-2\"]") && out.ends_with(" 0-2\n\n"),
             "{out}"
         );
         // A tag that disagrees with the result (or is no result at all) is replaced.
         let wrong = tags(&[("Result", "4-6"), ("GameType", "21")]);
-        let out = write_game(&wrong, &m, &GameResult::WhiteWin, 1, false);
+        let out = write_game(&wrong, &m, &GameResult::FirstPlayerWin, 1, false);
         assert!(
             out.contains("[Result \"1-0\"]") && out.ends_with(" 1-0\n\n"),
             "{out}"
@@ -540,7 +553,7 @@ mod tests {
         assert_eq!(again.moves[4].comments_after, ["two comments"]);
         assert_eq!(
             (again.result, again.result_text.as_deref()),
-            (Some(GameResult::WhiteWin), Some("2-0"))
+            (Some(GameResult::FirstPlayerWin), Some("2-0"))
         );
         assert_eq!(write_record(again), written, "writing is stable");
     }

@@ -1,0 +1,142 @@
+//! An append-only JSON-lines log: each record is written and synced to disk before the caller
+//! publishes it anywhere else, so that nothing a listener has seen can be missing after a crash.
+//! On opening, the log is read back; a last line torn by a crash (no newline, or not JSON) is
+//! cut off, since it was never acknowledged.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, BufReader, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+#[derive(Debug, thiserror::Error)]
+pub enum EventLogError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: io::Error },
+    #[error("{path}, line {line}: not a log record: {source}")]
+    Corrupt { path: PathBuf, line: usize, source: serde_json::Error },
+}
+
+pub struct EventLog {
+    path: PathBuf,
+    file: File,
+}
+
+impl EventLog {
+    /// Open (creating it if needed) and read back every complete record.
+    pub fn open<T: DeserializeOwned>(path: &Path) -> Result<(EventLog, Vec<T>), EventLogError> {
+        let io_err = |source| EventLogError::Io { path: path.to_path_buf(), source };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(io_err)?;
+        }
+        let mut file = OpenOptions::new().read(true).append(true).create(true).open(path).map_err(io_err)?;
+        let mut records = Vec::new();
+        let mut good_len: u64 = 0;
+        let mut reader = BufReader::new(&mut file);
+        let mut line = String::new();
+        let mut number = 0;
+        loop {
+            line.clear();
+            let read = reader.read_line(&mut line).map_err(io_err)?;
+            if read == 0 {
+                break;
+            }
+            number += 1;
+            let complete = line.ends_with('\n');
+            if complete && line.trim().is_empty() {
+                good_len += read as u64;
+                continue;
+            }
+            match serde_json::from_str::<T>(line.trim_end()) {
+                Ok(record) if complete => {
+                    records.push(record);
+                    good_len += read as u64;
+                }
+                // A torn last line: the process died while writing it.
+                Ok(_) => break,
+                Err(_) if !complete => break,
+                Err(source) => return Err(EventLogError::Corrupt { path: path.to_path_buf(), line: number, source }),
+            }
+        }
+        drop(reader);
+        if file.metadata().map_err(io_err)?.len() != good_len {
+            file.set_len(good_len).map_err(io_err)?;
+            file.sync_all().map_err(io_err)?;
+        }
+        file.seek(SeekFrom::End(0)).map_err(io_err)?;
+        Ok((EventLog { path: path.to_path_buf(), file }, records))
+    }
+
+    /// Append one record and sync it to disk; only then may it be published.
+    pub fn append<T: Serialize>(&mut self, record: &T) -> Result<(), EventLogError> {
+        let io_err = |source| EventLogError::Io { path: self.path.clone(), source };
+        let mut line = serde_json::to_string(record).map_err(|e| io_err(io::Error::other(e)))?;
+        line.push('\n');
+        self.file.write_all(line.as_bytes()).map_err(io_err)?;
+        self.file.sync_data().map_err(io_err)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Rec {
+        seq: u64,
+        line: String,
+    }
+
+    fn temp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("bw-log-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir.join("events.jsonl")
+    }
+
+    #[test]
+    fn records_survive_reopening() {
+        let path = temp("reopen");
+        let (mut log, old) = EventLog::open::<Rec>(&path).unwrap();
+        assert!(old.is_empty());
+        for seq in 0..3 {
+            log.append(&Rec { seq, line: format!("OK {seq}") }).unwrap();
+        }
+        drop(log);
+        let (mut log, old) = EventLog::open::<Rec>(&path).unwrap();
+        assert_eq!(old.iter().map(|r| r.seq).collect::<Vec<_>>(), [0, 1, 2]);
+        log.append(&Rec { seq: 3, line: "more".into() }).unwrap();
+        let (_, all) = EventLog::open::<Rec>(&path).unwrap();
+        assert_eq!(all.len(), 4);
+    }
+
+    #[test]
+    fn a_torn_last_line_is_cut_off() {
+        let path = temp("torn");
+        let (mut log, _) = EventLog::open::<Rec>(&path).unwrap();
+        log.append(&Rec { seq: 0, line: "kept".into() }).unwrap();
+        drop(log);
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"{\"seq\":1,\"li").unwrap();
+        drop(f);
+        let (mut log, old) = EventLog::open::<Rec>(&path).unwrap();
+        assert_eq!(old, [Rec { seq: 0, line: "kept".into() }]);
+        log.append(&Rec { seq: 1, line: "after".into() }).unwrap();
+        let (_, all) = EventLog::open::<Rec>(&path).unwrap();
+        assert_eq!(all.len(), 2);
+    }
+
+    #[test]
+    fn a_corrupt_line_in_the_middle_is_an_error_naming_it() {
+        let path = temp("corrupt");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "{\"seq\":0,\"line\":\"a\"}\ngarbage\n{\"seq\":1,\"line\":\"b\"}\n").unwrap();
+        let err = EventLog::open::<Rec>(&path).err().expect("corrupt");
+        assert!(err.to_string().contains("line 2"), "{err}");
+    }
+}

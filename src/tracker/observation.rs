@@ -1,0 +1,425 @@
+//! What the camera (or a test) says about the board: an 8x8 grid of square readings in board
+//! coordinates, each a hard class, "unknown", or a probability per class; and the JSON line format
+//! `boardwatch track` reads them in.
+//!
+//! Coordinates are those of a diagram with White at the bottom, as the camera sees the board
+//! after rectification: row 0 is the edge where Black's men start, column 0 on the left. On
+//! mirrored boards (Italian, Spanish) the playing squares are the other colour; the mapping to the
+//! rules engine's squares goes through [`square_at`].
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::draughts::notation::square_at;
+use crate::draughts::position::{Color, Piece, Position};
+use crate::draughts::rules::Rules;
+
+/// What may stand on a square, in the order used by probability vectors: `[".", "b", "w", "B",
+/// "W"]`, the order of the vision module's classifier (`vision::classify::CLASSES`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SquareClass {
+    Empty = 0,
+    BlackMan = 1,
+    WhiteMan = 2,
+    BlackKing = 3,
+    WhiteKing = 4,
+}
+
+/// The grid characters of the classes, in probability-vector order.
+pub const CLASS_CHARS: [char; 5] = ['.', 'b', 'w', 'B', 'W'];
+
+impl SquareClass {
+    pub const ALL: [SquareClass; 5] = [
+        SquareClass::Empty,
+        SquareClass::BlackMan,
+        SquareClass::WhiteMan,
+        SquareClass::BlackKing,
+        SquareClass::WhiteKing,
+    ];
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn to_char(self) -> char {
+        CLASS_CHARS[self.index()]
+    }
+
+    pub fn from_char(c: char) -> Option<SquareClass> {
+        CLASS_CHARS.iter().position(|&x| x == c).map(|i| SquareClass::ALL[i])
+    }
+
+    pub fn of_piece(piece: Option<Piece>) -> SquareClass {
+        match piece {
+            None => SquareClass::Empty,
+            Some(Piece::Man(Color::Black)) => SquareClass::BlackMan,
+            Some(Piece::King(Color::Black)) => SquareClass::BlackKing,
+            Some(Piece::Man(Color::White)) => SquareClass::WhiteMan,
+            Some(Piece::King(Color::White)) => SquareClass::WhiteKing,
+        }
+    }
+
+    pub fn piece(self) -> Option<Piece> {
+        match self {
+            SquareClass::Empty => None,
+            SquareClass::BlackMan => Some(Piece::Man(Color::Black)),
+            SquareClass::BlackKing => Some(Piece::King(Color::Black)),
+            SquareClass::WhiteMan => Some(Piece::Man(Color::White)),
+            SquareClass::WhiteKing => Some(Piece::King(Color::White)),
+        }
+    }
+
+    /// The class a king is seen as when kings look like men (stacked kings).
+    pub fn as_man(self) -> SquareClass {
+        match self {
+            SquareClass::BlackKing => SquareClass::BlackMan,
+            SquareClass::WhiteKing => SquareClass::WhiteMan,
+            other => other,
+        }
+    }
+}
+
+/// One square's reading.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Reading {
+    /// A hard class (`.`, `b`, `B`, `w`, `W` in a grid): trusted as near-certain.
+    Class(SquareClass),
+    /// Nothing is known (`?`: a hand, glare, a piece in the air).
+    Unknown,
+    /// A probability per class in [`CLASS_CHARS`] order. They may sum to less than 1: the rest is
+    /// the chance that the square shows nothing the classifier knows (a hand, glare), which
+    /// says nothing about what stands there.
+    Probabilities([f32; 5]),
+}
+
+/// One board state as seen, with its time if known.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Observation {
+    /// `squares[row][col]` in board coordinates (see the module docs). Light squares are ignored.
+    pub squares: [[Reading; 8]; 8],
+    /// Seconds, from whatever clock the source uses.
+    pub t: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ObservationError {
+    #[error("the grid has {0} rows, expected 8")]
+    Rows(usize),
+    #[error("grid row {row} has {len} characters, expected 8")]
+    RowLength { row: usize, len: usize },
+    #[error("grid row {row}, column {col}: `{ch}` is not one of . b B w W ?")]
+    BadChar { row: usize, col: usize, ch: char },
+    #[error("probs: {0}")]
+    Probs(String),
+    #[error("{0}")]
+    Json(String),
+}
+
+impl Observation {
+    /// Every square unknown.
+    pub fn unknown() -> Observation {
+        Observation { squares: [[Reading::Unknown; 8]; 8], t: None }
+    }
+
+    /// From 8 strings of 8 grid characters (`.`, `b`, `B`, `w`, `W`, `?`), row 0 first.
+    pub fn from_grid<S: AsRef<str>>(rows: &[S]) -> Result<Observation, ObservationError> {
+        if rows.len() != 8 {
+            return Err(ObservationError::Rows(rows.len()));
+        }
+        let mut obs = Observation::unknown();
+        for (row, text) in rows.iter().enumerate() {
+            let chars: Vec<char> = text.as_ref().chars().collect();
+            if chars.len() != 8 {
+                return Err(ObservationError::RowLength { row, len: chars.len() });
+            }
+            for (col, &ch) in chars.iter().enumerate() {
+                obs.squares[row][col] = match ch {
+                    '?' => Reading::Unknown,
+                    _ => {
+                        Reading::Class(SquareClass::from_char(ch).ok_or(ObservationError::BadChar { row, col, ch })?)
+                    }
+                };
+            }
+        }
+        Ok(obs)
+    }
+
+    /// The board as a perfect camera sees `pos`. `looks_like_man` are squares whose king is seen as
+    /// a man (stacked kings, or a man on the last row not yet swapped for its king piece).
+    pub fn of_position(pos: &Position, looks_like_man: u64, rules: &Rules) -> Observation {
+        let mut obs = Observation { squares: [[Reading::Class(SquareClass::Empty); 8]; 8], t: None };
+        for row in 0..8u8 {
+            for col in 0..8u8 {
+                if let Some(sq) = square_at(row, col, rules) {
+                    let mut class = SquareClass::of_piece(pos.piece_at(sq));
+                    if looks_like_man & (1u64 << sq) != 0 {
+                        class = class.as_man();
+                    }
+                    obs.squares[row as usize][col as usize] = Reading::Class(class);
+                }
+            }
+        }
+        obs
+    }
+
+    pub fn with_time(mut self, t: f64) -> Observation {
+        self.t = Some(t);
+        self
+    }
+
+    /// The grid characters (`?` for unknown, the most likely class for probabilities).
+    pub fn to_grid(&self) -> [String; 8] {
+        std::array::from_fn(|row| {
+            self.squares[row]
+                .iter()
+                .map(|r| match r {
+                    Reading::Class(c) => c.to_char(),
+                    Reading::Unknown => '?',
+                    Reading::Probabilities(p) => {
+                        let best = (0..5).max_by(|&a, &b| p[a].total_cmp(&p[b])).unwrap_or(0);
+                        CLASS_CHARS[best]
+                    }
+                })
+                .collect()
+        })
+    }
+}
+
+/// An operator command, as a JSON line `{"op": "..."}`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// Set up the standard start position and accept it (`Init Ready`).
+    Init,
+    /// Set up the standard start and check that the board really shows it.
+    InitAndValid,
+    /// Accept the current board (or `fen`) as the start, with `to_move` to move.
+    SetStart { to_move: Option<Color>, fen: Option<String> },
+    /// Undo the last accepted state.
+    Back,
+    /// Forget the game; nothing is tracked until the next init.
+    Clear,
+    /// Draw by agreement.
+    Draw,
+    /// `player` (1 = Black, 2 = White) resigns.
+    Resign { side: Color },
+}
+
+/// One line of `boardwatch track` input.
+#[derive(Clone, Debug, PartialEq)]
+pub enum InputLine {
+    /// Boxed: an observation is large next to a command.
+    Observation(Box<Observation>),
+    Command(Command),
+}
+
+#[derive(Deserialize)]
+struct ObservationJson {
+    grid: Option<Vec<String>>,
+    probs: Option<Vec<Vec<Option<ProbsJson>>>>,
+    t: Option<f64>,
+}
+
+/// A square's probabilities: an array in [`CLASS_CHARS`] order (5 numbers, or 6 with the
+/// "unknown" share last), or an object keyed by class character (`"."` or `"empty"`, `"b"`, `"w"`,
+/// `"B"`, `"W"`, and `"?"` or `"unknown"`).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ProbsJson {
+    Array(Vec<f64>),
+    Object(std::collections::BTreeMap<String, f64>),
+}
+
+fn player_side(value: &Value) -> Option<Color> {
+    match value {
+        Value::Number(n) => match n.as_u64()? {
+            1 => Some(Color::Black),
+            2 => Some(Color::White),
+            _ => None,
+        },
+        Value::String(s) => match s.to_ascii_lowercase().as_str() {
+            "1" | "black" | "b" | "player1" | "red" => Some(Color::Black),
+            "2" | "white" | "w" | "player2" | "yellow" => Some(Color::White),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn parse_command(obj: &serde_json::Map<String, Value>) -> Result<Command, ObservationError> {
+    let op =
+        obj.get("op").and_then(Value::as_str).ok_or_else(|| ObservationError::Json("`op` must be a string".into()))?;
+    let side_field = |name: &str| -> Result<Option<Color>, ObservationError> {
+        match obj.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => player_side(v).map(Some).ok_or_else(|| {
+                ObservationError::Json(format!("`{name}`: expected 1, 2, \"black\" or \"white\", got {v}"))
+            }),
+        }
+    };
+    Ok(match op {
+        "init" => Command::Init,
+        "init_and_valid" => Command::InitAndValid,
+        "set_start" => Command::SetStart {
+            to_move: side_field("to_move")?,
+            fen: obj.get("fen").and_then(Value::as_str).map(str::to_string),
+        },
+        "back" => Command::Back,
+        "clear" => Command::Clear,
+        "draw" => Command::Draw,
+        "resign" => Command::Resign {
+            side: side_field("player")?.ok_or_else(|| ObservationError::Json("`resign` needs `player`".into()))?,
+        },
+        other => {
+            return Err(ObservationError::Json(format!(
+                "unknown op `{other}` (expected init, init_and_valid, set_start, back, clear, draw, resign)"
+            )))
+        }
+    })
+}
+
+fn parse_probs(p: &ProbsJson, row: usize, col: usize) -> Result<[f32; 5], ObservationError> {
+    let bad = |why: String| ObservationError::Probs(format!("square [{row}][{col}]: {why}"));
+    // Five classes, then the share of "none of them".
+    let mut out = [0f64; 6];
+    match p {
+        ProbsJson::Array(values) => {
+            if values.len() != 5 && values.len() != 6 {
+                return Err(bad(format!(
+                    "{} numbers, expected 5 in the order . b w B W (and `?` sixth)",
+                    values.len()
+                )));
+            }
+            out[..values.len()].copy_from_slice(values);
+        }
+        ProbsJson::Object(map) => {
+            for (key, &value) in map {
+                let index = match key.as_str() {
+                    "empty" => 0,
+                    "?" | "unknown" => 5,
+                    k => CLASS_CHARS
+                        .iter()
+                        .position(|c| k.len() == 1 && k.starts_with(*c))
+                        .ok_or_else(|| bad(format!("unknown class `{key}` (expected . b w B W ?)")))?,
+                };
+                out[index] = value;
+            }
+        }
+    }
+    if out.iter().any(|v| !v.is_finite() || *v < 0.0) {
+        return Err(bad("probabilities must be finite and not negative".into()));
+    }
+    let known: f64 = out[..5].iter().sum();
+    if known <= 0.0 {
+        return Err(bad("no probability on any class".into()));
+    }
+    // Scale to a total of 1 when they add up to more; less is left as it is (the rest unknown).
+    let total = (known + out[5]).max(1.0);
+    Ok(std::array::from_fn(|i| (out[i] / total) as f32))
+}
+
+/// Parse one JSON line: an observation `{"grid": [...], "probs": ..., "t": ...}` or an operator
+/// command `{"op": "init" | "init_and_valid" | "set_start" | "back" | "clear" | "draw" | "resign"}`.
+pub fn parse_input_line(text: &str) -> Result<InputLine, ObservationError> {
+    let value: Value = serde_json::from_str(text).map_err(|e| ObservationError::Json(e.to_string()))?;
+    let Value::Object(obj) = &value else {
+        return Err(ObservationError::Json("expected a JSON object".into()));
+    };
+    if obj.contains_key("op") {
+        return parse_command(obj).map(InputLine::Command);
+    }
+    let json: ObservationJson = serde_json::from_value(value).map_err(|e| ObservationError::Json(e.to_string()))?;
+    let mut obs = match (&json.grid, &json.probs) {
+        (Some(grid), _) => Observation::from_grid(grid)?,
+        (None, Some(_)) => Observation::unknown(),
+        (None, None) => return Err(ObservationError::Json("an observation needs `grid` or `probs`".into())),
+    };
+    if let Some(probs) = &json.probs {
+        if probs.len() != 8 {
+            return Err(ObservationError::Probs(format!("{} rows, expected 8", probs.len())));
+        }
+        for (row, cells) in probs.iter().enumerate() {
+            if cells.len() != 8 {
+                return Err(ObservationError::Probs(format!("row {row} has {} squares, expected 8", cells.len())));
+            }
+            for (col, cell) in cells.iter().enumerate() {
+                // `null` keeps the grid's reading for that square.
+                if let Some(p) = cell {
+                    obs.squares[row][col] = Reading::Probabilities(parse_probs(p, row, col)?);
+                }
+            }
+        }
+    }
+    obs.t = json.t;
+    Ok(InputLine::Observation(Box::new(obs)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::draughts::rules::Variant;
+
+    const START: [&str; 8] =
+        [".b.b.b.b", "b.b.b.b.", ".b.b.b.b", "........", "........", "w.w.w.w.", ".w.w.w.w", "w.w.w.w."];
+
+    #[test]
+    fn grid_round_trips_and_matches_the_start_position() {
+        let obs = Observation::from_grid(&START).unwrap();
+        assert_eq!(obs.to_grid().map(|s| s.to_string()), START.map(str::to_string));
+        let rules = Variant::Pool.rules();
+        let seen = Observation::of_position(&Position::start(&rules), 0, &rules);
+        assert_eq!(seen.to_grid(), obs.to_grid());
+    }
+
+    #[test]
+    fn mirrored_boards_put_pieces_on_the_other_colour() {
+        let rules = Variant::Italian.rules();
+        let seen = Observation::of_position(&Position::start(&rules), 0, &rules);
+        assert_eq!(seen.to_grid()[0], "b.b.b.b.");
+        assert_eq!(seen.to_grid()[7], ".w.w.w.w");
+    }
+
+    #[test]
+    fn bad_grids_are_rejected_with_their_place() {
+        assert_eq!(Observation::from_grid(&START[..7]), Err(ObservationError::Rows(7)));
+        let mut rows = START.map(str::to_string);
+        rows[2] = ".b.x.b.b".into();
+        assert_eq!(Observation::from_grid(&rows), Err(ObservationError::BadChar { row: 2, col: 3, ch: 'x' }));
+        rows[2] = ".b.b.b".into();
+        assert_eq!(Observation::from_grid(&rows), Err(ObservationError::RowLength { row: 2, len: 6 }));
+    }
+
+    #[test]
+    fn parses_lines_with_probs_time_and_commands() {
+        let grid = serde_json::to_string(&START).unwrap();
+        let line = format!(
+            r#"{{"grid": {grid}, "t": 1.5, "probs": [[null, [0.8, 0.2, 0, 0, 0], null, null, null, null, null, {{"empty": 1, "b": 3}}], [], [], [], [], [], [], []]}}"#
+        );
+        assert!(matches!(parse_input_line(&line), Err(ObservationError::Probs(_))), "short rows are refused");
+        let row = r#"[null, [0.8, 0.2, 0, 0, 0], [0.3, 0.3, 0, 0, 0, 0.4], null, null, {"w": 0.5, "?": 0.5}, null, {"empty": 1, "b": 3}]"#;
+        let nulls = "[null, null, null, null, null, null, null, null]";
+        let line = format!(
+            r#"{{"grid": {grid}, "t": 1.5, "probs": [{row}, {nulls}, {nulls}, {nulls}, {nulls}, {nulls}, {nulls}, {nulls}]}}"#
+        );
+        let InputLine::Observation(obs) = parse_input_line(&line).unwrap() else { panic!("not an observation") };
+        assert_eq!(obs.t, Some(1.5));
+        assert_eq!(obs.squares[0][1], Reading::Probabilities([0.8, 0.2, 0.0, 0.0, 0.0]));
+        assert_eq!(obs.squares[0][7], Reading::Probabilities([0.25, 0.75, 0.0, 0.0, 0.0]));
+        assert_eq!(obs.squares[0][2], Reading::Probabilities([0.3, 0.3, 0.0, 0.0, 0.0]), "40% unknown");
+        assert_eq!(obs.squares[0][5], Reading::Probabilities([0.0, 0.0, 0.5, 0.0, 0.0]));
+        assert_eq!(obs.squares[0][3], Reading::Class(SquareClass::BlackMan));
+
+        assert_eq!(parse_input_line(r#"{"op": "back"}"#), Ok(InputLine::Command(Command::Back)));
+        assert_eq!(
+            parse_input_line(r#"{"op": "set_start", "to_move": 2}"#),
+            Ok(InputLine::Command(Command::SetStart { to_move: Some(Color::White), fen: None }))
+        );
+        assert_eq!(
+            parse_input_line(r#"{"op": "resign", "player": "black"}"#),
+            Ok(InputLine::Command(Command::Resign { side: Color::Black }))
+        );
+        assert!(parse_input_line(r#"{"op": "dance"}"#).is_err());
+        assert!(parse_input_line(r#"{"grid": 3}"#).is_err());
+        assert!(parse_input_line("not json").is_err());
+        assert!(parse_input_line(r#"{"t": 3}"#).is_err());
+    }
+}

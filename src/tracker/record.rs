@@ -1,0 +1,171 @@
+//! The game as the tracker wrote it down: moves with the position after each, setups made by the
+//! operator, the result; and its PDN text.
+
+use serde::{Deserialize, Serialize};
+
+use crate::draughts::pdn::{write_game, GameResult as PdnResult, WrittenMove};
+use crate::draughts::position::Color;
+use crate::draughts::rules::Variant;
+
+/// One recorded move.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecordedMove {
+    pub side: Color,
+    /// PDN move text (full path only where ambiguous).
+    pub text: String,
+    /// Every square the piece stood on.
+    pub path: String,
+    /// The position after the move.
+    pub fen_after: String,
+    /// Time of the observation that completed it.
+    pub t: Option<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum RecordItem {
+    Move(RecordedMove),
+    /// The operator set the board as a new start in the middle of the game (PDN 3.0 setup
+    /// command `/FEN "..."/`).
+    Setup {
+        fen: String,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GameResult {
+    Win(Color),
+    Draw,
+}
+
+impl GameResult {
+    /// As PDN scores it: the first mover's score first, so `1-0` is a Black win in English and
+    /// pool (as the ACF archive defines it) and a White win in the variants where White starts.
+    pub fn to_pdn(self, variant: Variant) -> PdnResult {
+        match self {
+            GameResult::Draw => PdnResult::Draw,
+            GameResult::Win(side) if side == variant.rules().first_mover => PdnResult::FirstPlayerWin,
+            GameResult::Win(_) => PdnResult::SecondPlayerWin,
+        }
+    }
+
+    /// The PDN result text (`1-0`, `0-1`, `1/2-1/2`).
+    pub fn pdn(self, variant: Variant) -> &'static str {
+        self.to_pdn(variant).as_str()
+    }
+}
+
+/// One game: where it started, what happened, how it ended.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    pub variant: Variant,
+    /// The start position when it is not the standard one (PDN `FEN` tag).
+    pub setup_fen: Option<String>,
+    /// The side to move at the start.
+    pub first_to_move: Color,
+    pub items: Vec<RecordItem>,
+    pub result: Option<GameResult>,
+}
+
+impl GameRecord {
+    pub fn new(variant: Variant, setup_fen: Option<String>, first_to_move: Color) -> GameRecord {
+        GameRecord { variant, setup_fen, first_to_move, items: Vec::new(), result: None }
+    }
+
+    pub fn moves(&self) -> impl Iterator<Item = &RecordedMove> {
+        self.items.iter().filter_map(|item| match item {
+            RecordItem::Move(m) => Some(m),
+            RecordItem::Setup { .. } => None,
+        })
+    }
+
+    /// The move texts in order (setups left out).
+    pub fn move_texts(&self) -> Vec<String> {
+        self.moves().map(|m| m.text.clone()).collect()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty() && self.setup_fen.is_none() && self.result.is_none()
+    }
+}
+
+/// The PDN text of the games, through the project's PDN writer: the seven standard tags,
+/// `GameType`, `SetUp`/`FEN` for a non-standard start, numbered movetext with the operator's
+/// setups as `/FEN "..."/` commands, and the result.
+pub fn write_pdn(games: &[GameRecord]) -> String {
+    games.iter().map(write_game_pdn).collect()
+}
+
+fn write_game_pdn(game: &GameRecord) -> String {
+    let rules = game.variant.rules();
+    let mut tags = vec![("GameType".to_string(), game.variant.game_type().to_string())];
+    if let Some(fen) = &game.setup_fen {
+        tags.push(("SetUp".to_string(), "1".to_string()));
+        tags.push(("FEN".to_string(), fen.clone()));
+    }
+    let mut moves = Vec::new();
+    let mut setup = None;
+    for item in &game.items {
+        match item {
+            RecordItem::Setup { fen } => setup = Some(fen.clone()),
+            RecordItem::Move(m) => {
+                moves.push(WrittenMove { text: m.text.clone(), comment: None, setup_before: setup.take() })
+            }
+        }
+    }
+    let result = game.result.map_or(PdnResult::Unknown, |r| r.to_pdn(game.variant));
+    let text = write_game(&tags, &moves, &result, 1, game.first_to_move != rules.first_mover);
+    match setup {
+        // The board was set anew after the last move: the writer only puts setups before moves,
+        // so this one goes in front of the result token.
+        Some(fen) => {
+            let ending = format!("{}\n\n", result.as_str());
+            let body = text.strip_suffix(&ending).unwrap_or(&text).trim_end();
+            format!("{body} /FEN \"{fen}\"/ {ending}")
+        }
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mv(side: Color, text: &str) -> RecordItem {
+        RecordItem::Move(RecordedMove { side, text: text.into(), path: text.into(), fen_after: String::new(), t: None })
+    }
+
+    const SEVEN_TAGS_WITHOUT_RESULT: &str =
+        "[Event \"?\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n[White \"?\"]\n[Black \"?\"]\n";
+
+    #[test]
+    fn pdn_has_numbered_moves_setups_and_the_result() {
+        let mut game = GameRecord::new(Variant::English, None, Color::Black);
+        game.items = vec![
+            mv(Color::Black, "11-15"),
+            mv(Color::White, "23-19"),
+            mv(Color::Black, "8-11"),
+            RecordItem::Setup { fen: "W:W19,23:B11,15".into() },
+            mv(Color::White, "19-16"),
+        ];
+        game.result = Some(GameResult::Win(Color::Black));
+        let text = write_pdn(&[game]);
+        let expected = format!(
+            "{SEVEN_TAGS_WITHOUT_RESULT}[Result \"1-0\"]\n[GameType \"21\"]\n\n\
+             1. 11-15 23-19 2. 8-11 /FEN \"W:W19,23:B11,15\"/ 2... 19-16 1-0\n\n"
+        );
+        assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn white_first_variants_setup_tags_and_a_last_setup() {
+        let mut game = GameRecord::new(Variant::Russian, Some("B:Wc3:Bd6".into()), Color::Black);
+        game.items =
+            vec![mv(Color::Black, "d6-e5"), mv(Color::White, "c3-d4"), RecordItem::Setup { fen: "B:Wd4:Be5".into() }];
+        let text = write_pdn(&[game]);
+        assert!(text.contains("[SetUp \"1\"]\n[FEN \"B:Wc3:Bd6\"]"), "{text}");
+        assert!(text.ends_with("\n1... d6-e5 2. c3-d4 /FEN \"B:Wd4:Be5\"/ *\n\n"), "{text}");
+        assert_eq!(GameResult::Win(Color::White).pdn(Variant::Russian), "1-0");
+        assert_eq!(GameResult::Win(Color::White).pdn(Variant::Pool), "0-1");
+        assert_eq!(GameResult::Draw.pdn(Variant::Pool), "1/2-1/2");
+    }
+}

@@ -1,0 +1,660 @@
+//! Board localisation without markers.
+//!
+//! Pipeline (all on a downscaled grey image, longest side `WORK_PX`):
+//! 1. X-corner (saddle point) detection: the determinant of the Hessian is strongly
+//!    negative exactly where four squares meet, whatever the board's rotation.
+//!    Discs sit in the middle of dark squares and hardly ever cover a square's
+//!    corner, wood grain and edges give det ~ 0, discs give det > 0.
+//! 2. Lattice fitting: seed an affine lattice from a strong corner and two of its
+//!    neighbours, grow it with a projective model (homography lattice -> image) so
+//!    perspective is followed, keep the lattice with most supporting corners.
+//!    `findChessboardCornersSB` (7x7 inner corners) is run as one more candidate
+//!    when the lattice is weak; it shares the same scoring.
+//! 3. Extent: the lattice is only known up to an integer shift, and false corners
+//!    (frame ornaments, pieces) may extend it. Every 8x8 window is scored by how
+//!    well the rectified image shows a light/dark alternation inside, on its own
+//!    border strips, and how *little* it alternates just outside (the frame).
+//! 4. Refinement at full resolution: `cornerSubPix` on the 49 predicted inner
+//!    corners, RANSAC homography, outer corners extrapolated from it.
+use super::{fit_h, h_apply, h_inv, h_mul, Result, VisionError, H3};
+use opencv::core::{Mat, Point2f, Size, TermCriteria, Vector};
+use opencv::prelude::*;
+use opencv::{calib3d, core, imgproc};
+
+/// Longest side of the image the search runs on. 640 keeps squares >= ~20 px for
+/// a board filling a third of the frame, and the whole search well under 100 ms.
+pub const WORK_PX: i32 = 640;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum LocateMethod {
+    /// Previous location confirmed on this frame.
+    Tracked,
+    /// Lattice fitted over detected X-corners.
+    XCornerLattice,
+    /// cv::findChessboardCornersSB (7x7 inner corners).
+    ChessboardSB,
+    /// Corners given by hand.
+    Manual,
+}
+
+/// Where the playing area is in the image.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BoardLocation {
+    /// Outer corners of the 8x8 playing area in image pixels: top-left, top-right,
+    /// bottom-right, bottom-left as they appear in the image.
+    pub corners: [[f32; 2]; 4],
+    /// Board coordinates (u, v in squares, 0..=8, (0,0) = corners[0]) -> image px.
+    pub h_board_to_img: H3,
+    /// (width, height) of the image this location belongs to.
+    pub image_size: (i32, i32),
+    /// Checker-pattern score (about 2.5 for a clean board, < 1 = not a board).
+    pub score: f32,
+    pub method: LocateMethod,
+}
+
+impl BoardLocation {
+    /// Location from four hand-given corners (any order; they are sorted into
+    /// TL, TR, BR, BL as they appear in the image).
+    pub fn from_corners(corners: [[f32; 2]; 4], image_size: (i32, i32)) -> Result<Self> {
+        let pts: Vec<(f64, f64)> = corners.iter().map(|c| (c[0] as f64, c[1] as f64)).collect();
+        if pts.iter().any(|p| !p.0.is_finite() || !p.1.is_finite()) {
+            return Err(VisionError::BadCorners("non-finite coordinate".into()));
+        }
+        let sorted = sort_corners(&pts);
+        // Reject degenerate or self-intersecting quadrilaterals: all four cross
+        // products of consecutive edges must have the same sign.
+        let mut sign = 0.0;
+        for k in 0..4 {
+            let a = sorted[k];
+            let b = sorted[(k + 1) % 4];
+            let c = sorted[(k + 2) % 4];
+            let cr = (b.0 - a.0) * (c.1 - b.1) - (b.1 - a.1) * (c.0 - b.0);
+            if cr.abs() < 1.0 || (sign != 0.0 && cr.signum() != sign) {
+                return Err(VisionError::BadCorners("corners do not form a convex quadrilateral".into()));
+            }
+            sign = cr.signum();
+        }
+        let h = h_from_4(&sorted)?;
+        Ok(Self::new(h, image_size, 0.0, LocateMethod::Manual))
+    }
+
+    fn new(h_board_to_img: H3, image_size: (i32, i32), score: f32, method: LocateMethod) -> Self {
+        let mut corners = [[0f32; 2]; 4];
+        for (k, (u, v)) in [(0.0, 0.0), (8.0, 0.0), (8.0, 8.0), (0.0, 8.0)].iter().enumerate() {
+            let (x, y) = h_apply(&h_board_to_img, *u, *v);
+            corners[k] = [x as f32, y as f32];
+        }
+        BoardLocation { corners, h_board_to_img, image_size, score, method }
+    }
+
+    /// Image point of board coordinates (u, v) in squares.
+    pub fn board_to_image(&self, u: f64, v: f64) -> (f64, f64) {
+        h_apply(&self.h_board_to_img, u, v)
+    }
+}
+
+/// Grey image as f32, row-major, with bilinear sampling.
+pub(crate) struct GrayF {
+    pub w: usize,
+    pub h: usize,
+    pub d: Vec<f32>,
+}
+
+impl GrayF {
+    fn from_mat(m: &Mat) -> Result<Self> {
+        let mut f = Mat::default();
+        m.convert_to(&mut f, core::CV_32F, 1.0, 0.0)?;
+        let f = if f.is_continuous() { f } else { f.try_clone()? };
+        Ok(GrayF { w: f.cols() as usize, h: f.rows() as usize, d: f.data_typed::<f32>()?.to_vec() })
+    }
+    /// Bilinear sample; None outside the image.
+    #[inline]
+    pub fn sample(&self, x: f64, y: f64) -> Option<f32> {
+        if !(x >= 0.0 && y >= 0.0 && x < (self.w - 1) as f64 && y < (self.h - 1) as f64) {
+            return None;
+        }
+        let (x0, y0) = (x as usize, y as usize);
+        let (fx, fy) = ((x - x0 as f64) as f32, (y - y0 as f64) as f32);
+        let i = y0 * self.w + x0;
+        let a = self.d[i] * (1.0 - fx) + self.d[i + 1] * fx;
+        let b = self.d[i + self.w] * (1.0 - fx) + self.d[i + self.w + 1] * fx;
+        Some(a * (1.0 - fy) + b * fy)
+    }
+}
+
+/// Convert any 8-bit 1/3/4-channel image to grey.
+pub(crate) fn to_gray(img: &Mat) -> Result<Mat> {
+    if img.empty() || img.depth() != core::CV_8U {
+        return Err(VisionError::BadImage(format!("{}x{} depth {}", img.cols(), img.rows(), img.depth())));
+    }
+    let mut g = Mat::default();
+    match img.channels() {
+        1 => g = img.try_clone()?,
+        3 => imgproc::cvt_color_def(img, &mut g, imgproc::COLOR_BGR2GRAY)?,
+        4 => imgproc::cvt_color_def(img, &mut g, imgproc::COLOR_BGRA2GRAY)?,
+        c => return Err(VisionError::BadImage(format!("{c} channels"))),
+    }
+    Ok(g)
+}
+
+/// Find the board. `previous` (from an earlier frame of the same camera) is tried
+/// first and kept if the checker pattern is still there (cheap tracking).
+pub fn locate_board(img: &Mat, previous: Option<&BoardLocation>) -> Result<BoardLocation> {
+    let gray = to_gray(img)?;
+    let (w, h) = (gray.cols(), gray.rows());
+    if w < 64 || h < 64 {
+        return Err(VisionError::BadImage(format!("too small: {w}x{h}")));
+    }
+    let scale = (WORK_PX as f64 / w.max(h) as f64).min(1.0);
+    let mut small = Mat::default();
+    if scale < 1.0 {
+        let sz = Size::new((w as f64 * scale).round() as i32, (h as f64 * scale).round() as i32);
+        imgproc::resize(&gray, &mut small, sz, 0.0, 0.0, imgproc::INTER_AREA)?;
+    } else {
+        small = gray.try_clone()?;
+    }
+    let g = GrayF::from_mat(&small)?;
+    // small px = S * full px
+    let s_mat: H3 = [[scale, 0.0, 0.0], [0.0, scale, 0.0], [0.0, 0.0, 1.0]];
+    let s_inv: H3 = [[1.0 / scale, 0.0, 0.0], [0.0, 1.0 / scale, 0.0], [0.0, 0.0, 1.0]];
+
+    // 0. Tracking: keep the previous homography if the pattern is still there.
+    if let Some(prev) = previous {
+        if prev.image_size == (w, h) {
+            let hs = h_mul(&s_mat, &prev.h_board_to_img);
+            let sc = score_board(&g, &hs);
+            if sc.total >= ACCEPT_SCORE {
+                let refined = refine_full(&gray, &prev.h_board_to_img).unwrap_or(prev.h_board_to_img);
+                let sc2 = score_board(&g, &h_mul(&s_mat, &refined));
+                let (hh, s) = if sc2.total >= sc.total - 0.05 { (refined, sc2.total) } else { (prev.h_board_to_img, sc.total) };
+                return Ok(BoardLocation::new(hh, (w, h), s, LocateMethod::Tracked));
+            }
+        }
+    }
+
+    // 1-3. Candidates from the X-corner lattice (and SB if that looks weak).
+    let mut best: Option<(H3, f32, LocateMethod)> = None;
+    let pts = detect_xcorners(&small)?;
+    for lat in fit_lattices(&pts) {
+        if let Some((hb, sc)) = best_extent(&g, &lat) {
+            if best.as_ref().map_or(true, |b| sc > b.1) {
+                best = Some((hb, sc, LocateMethod::XCornerLattice));
+            }
+        }
+    }
+    if best.as_ref().map_or(true, |b| b.1 < GOOD_SCORE) {
+        if let Some(lat) = sb_lattice(&small)? {
+            if let Some((hb, sc)) = best_extent(&g, &lat) {
+                if best.as_ref().map_or(true, |b| sc > b.1) {
+                    best = Some((hb, sc, LocateMethod::ChessboardSB));
+                }
+            }
+        }
+    }
+    let (hb_small, sc, method) = best.ok_or_else(|| VisionError::BoardNotFound("no checker lattice".into()))?;
+    if sc < ACCEPT_SCORE {
+        return Err(VisionError::BoardNotFound(format!("best checker score {sc:.2} < {ACCEPT_SCORE}")));
+    }
+    // 4. Full-resolution refinement.
+    let h_full = h_mul(&s_inv, &hb_small);
+    let h_full = canonical(&h_full)?;
+    let refined = refine_full(&gray, &h_full).unwrap_or(h_full);
+    let refined = canonical(&refined)?;
+    let sc2 = score_board(&g, &h_mul(&s_mat, &refined)).total;
+    let (hh, s) = if sc2 >= sc - 0.05 { (refined, sc2) } else { (h_full, sc) };
+    Ok(BoardLocation::new(hh, (w, h), s, method))
+}
+
+/// Below this the best candidate is not called a board.
+pub const ACCEPT_SCORE: f32 = 1.2;
+/// Above this the lattice candidate is trusted without running SB.
+const GOOD_SCORE: f32 = 2.0;
+
+// ---------------------------------------------------------------- X-corners
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct XPt {
+    x: f64,
+    y: f64,
+    r: f32,
+}
+
+/// Saddle points of the smoothed image: -det(Hessian), non-max suppressed.
+fn detect_xcorners(small: &Mat) -> Result<Vec<XPt>> {
+    let mut f = Mat::default();
+    small.convert_to(&mut f, core::CV_32F, 1.0 / 255.0, 0.0)?;
+    let mut b = Mat::default();
+    imgproc::gaussian_blur(&f, &mut b, Size::new(0, 0), 1.5, 1.5, core::BORDER_REFLECT)?;
+    let (mut ixx, mut iyy, mut ixy) = (Mat::default(), Mat::default(), Mat::default());
+    imgproc::sobel(&b, &mut ixx, core::CV_32F, 2, 0, 3, 1.0, 0.0, core::BORDER_REFLECT)?;
+    imgproc::sobel(&b, &mut iyy, core::CV_32F, 0, 2, 3, 1.0, 0.0, core::BORDER_REFLECT)?;
+    imgproc::sobel(&b, &mut ixy, core::CV_32F, 1, 1, 3, 1.0, 0.0, core::BORDER_REFLECT)?;
+    let (w, h) = (b.cols() as usize, b.rows() as usize);
+    let (xx, yy, xy) = (ixx.data_typed::<f32>()?, iyy.data_typed::<f32>()?, ixy.data_typed::<f32>()?);
+    let mut r = vec![0f32; w * h];
+    for i in 0..w * h {
+        let d = xy[i] * xy[i] - xx[i] * yy[i];
+        r[i] = d.max(0.0);
+    }
+    let maxr = r.iter().cloned().fold(0f32, f32::max);
+    if maxr <= 0.0 {
+        return Ok(vec![]);
+    }
+    let thr = maxr * 0.02;
+    let rad = 4usize;
+    let mut pts = Vec::new();
+    for y in rad..h - rad {
+        for x in rad..w - rad {
+            let v = r[y * w + x];
+            if v < thr {
+                continue;
+            }
+            let mut ismax = true;
+            'n: for yy2 in y - rad..=y + rad {
+                for xx2 in x - rad..=x + rad {
+                    let o = r[yy2 * w + xx2];
+                    if o > v || (o == v && (yy2, xx2) < (y, x)) {
+                        ismax = false;
+                        break 'n;
+                    }
+                }
+            }
+            if ismax {
+                // Quadratic sub-pixel peak.
+                let (l, rr) = (r[y * w + x - 1], r[y * w + x + 1]);
+                let (u, d) = (r[(y - 1) * w + x], r[(y + 1) * w + x]);
+                let dx = 0.5 * (l - rr) / (l - 2.0 * v + rr).min(-1e-9);
+                let dy = 0.5 * (u - d) / (u - 2.0 * v + d).min(-1e-9);
+                pts.push(XPt { x: x as f64 - dx.clamp(-0.5, 0.5) as f64, y: y as f64 - dy.clamp(-0.5, 0.5) as f64, r: v });
+            }
+        }
+    }
+    pts.sort_by(|a, b| b.r.total_cmp(&a.r));
+    pts.truncate(400);
+    Ok(pts)
+}
+
+// ---------------------------------------------------------------- lattice
+
+/// A lattice hypothesis: homography from integer lattice coords to small-image px,
+/// plus the lattice nodes that have a detected corner.
+pub(crate) struct Lattice {
+    h: H3,
+    nodes: Vec<(i32, i32)>,
+}
+
+fn fit_lattices(pts: &[XPt]) -> Vec<Lattice> {
+    let n = pts.len();
+    if n < 9 {
+        return vec![];
+    }
+    // Seed hypotheses: strong corner p + two near-orthogonal neighbours of similar
+    // distance = affine lattice. Count corners near lattice nodes within 2 steps.
+    let mut hyps: Vec<(usize, (f64, f64), (f64, f64), usize)> = Vec::new();
+    for si in 0..n.min(40) {
+        let p = pts[si];
+        let mut nb: Vec<(f64, usize)> = (0..n)
+            .filter(|&j| j != si)
+            .map(|j| ((pts[j].x - p.x).hypot(pts[j].y - p.y), j))
+            .filter(|&(d, _)| d > 5.0)
+            .collect();
+        nb.sort_by(|a, b| a.0.total_cmp(&b.0));
+        nb.truncate(6);
+        for a in 0..nb.len() {
+            for b in a + 1..nb.len() {
+                let u = (pts[nb[a].1].x - p.x, pts[nb[a].1].y - p.y);
+                let v = (pts[nb[b].1].x - p.x, pts[nb[b].1].y - p.y);
+                let (lu, lv) = (nb[a].0, nb[b].0);
+                if lu / lv > 1.5 || lv / lu > 1.5 {
+                    continue;
+                }
+                let cos = (u.0 * v.0 + u.1 * v.1) / (lu * lv);
+                if cos.abs() > 0.45 {
+                    continue;
+                }
+                let cnt = count_affine(pts, (p.x, p.y), u, v, 2);
+                hyps.push((si, u, v, cnt));
+            }
+        }
+    }
+    hyps.sort_by(|a, b| b.3.cmp(&a.3));
+    let mut out: Vec<Lattice> = Vec::new();
+    for &(si, u, v, cnt) in hyps.iter().take(12) {
+        if cnt < 6 {
+            break;
+        }
+        let p = pts[si];
+        if let Some(l) = grow(pts, (p.x, p.y), u, v) {
+            // Skip duplicates (same lattice found from another seed).
+            let dup = out.iter().any(|o| {
+                let c = h_apply(&l.h, 0.0, 0.0);
+                let inv = match h_inv(&o.h) {
+                    Some(i) => i,
+                    None => return false,
+                };
+                let (a, b) = h_apply(&inv, c.0, c.1);
+                (a - a.round()).abs() < 0.2 && (b - b.round()).abs() < 0.2 && o.nodes.len() >= l.nodes.len()
+            });
+            if !dup {
+                out.push(l);
+            }
+        }
+        if out.len() >= 4 {
+            break;
+        }
+    }
+    out
+}
+
+fn count_affine(pts: &[XPt], p0: (f64, f64), u: (f64, f64), v: (f64, f64), rad: i32) -> usize {
+    let det = u.0 * v.1 - u.1 * v.0;
+    if det.abs() < 1e-6 {
+        return 0;
+    }
+    let mut c = 0;
+    for q in pts {
+        let (dx, dy) = (q.x - p0.0, q.y - p0.1);
+        let i = (dx * v.1 - dy * v.0) / det;
+        let j = (u.0 * dy - u.1 * dx) / det;
+        let (ri, rj) = (i.round(), j.round());
+        if ri.abs() <= rad as f64 && rj.abs() <= rad as f64 && (i - ri).hypot(j - rj) < 0.15 {
+            c += 1;
+        }
+    }
+    c
+}
+
+/// Grow an affine seed into a projective lattice: assign integer coordinates to
+/// corners near the predicted nodes, refit the homography, widen, repeat.
+fn grow(pts: &[XPt], p0: (f64, f64), u: (f64, f64), v: (f64, f64)) -> Option<Lattice> {
+    let mut h: H3 = [[u.0, v.0, p0.0], [u.1, v.1, p0.1], [0.0, 0.0, 1.0]];
+    let mut nodes = Vec::new();
+    for &(rad, tol) in &[(2, 0.2), (3, 0.2), (5, 0.18), (8, 0.15), (11, 0.15), (11, 0.12)] {
+        let inv = h_inv(&h)?;
+        let mut best: std::collections::BTreeMap<(i32, i32), (f64, usize)> = Default::default();
+        for (k, q) in pts.iter().enumerate() {
+            let (i, j) = h_apply(&inv, q.x, q.y);
+            let (ri, rj) = (i.round(), j.round());
+            let e = (i - ri).hypot(j - rj);
+            if ri.abs() <= rad as f64 && rj.abs() <= rad as f64 && e < tol {
+                let key = (ri as i32, rj as i32);
+                if best.get(&key).map_or(true, |b| e < b.0) {
+                    best.insert(key, (e, k));
+                }
+            }
+        }
+        if best.len() < 6 {
+            return None;
+        }
+        let src: Vec<(f64, f64)> = best.keys().map(|&(i, j)| (i as f64, j as f64)).collect();
+        let dst: Vec<(f64, f64)> = best.values().map(|&(_, k)| (pts[k].x, pts[k].y)).collect();
+        let (nh, inl) = fit_h(&src, &dst, 1.5).ok()?;
+        h = nh;
+        nodes = best.keys().zip(inl).filter(|(_, ok)| *ok).map(|(k, _)| *k).collect();
+    }
+    Some(Lattice { h, nodes })
+}
+
+/// findChessboardCornersSB on the 7x7 inner corners, as a lattice.
+fn sb_lattice(small: &Mat) -> Result<Option<Lattice>> {
+    let mut corners = Mat::default();
+    let flags = calib3d::CALIB_CB_NORMALIZE_IMAGE | calib3d::CALIB_CB_EXHAUSTIVE;
+    let found = calib3d::find_chessboard_corners_sb(small, Size::new(7, 7), &mut corners, flags)?;
+    if !found || corners.rows() * corners.cols() != 49 {
+        return Ok(None);
+    }
+    let c = corners.data_typed::<Point2f>()?;
+    let mut src = Vec::new();
+    let mut dst = Vec::new();
+    let mut nodes = Vec::new();
+    for (k, p) in c.iter().enumerate() {
+        let (i, j) = ((k % 7) as i32, (k / 7) as i32);
+        src.push((i as f64, j as f64));
+        dst.push((p.x as f64, p.y as f64));
+        nodes.push((i, j));
+    }
+    let (h, _) = fit_h(&src, &dst, 0.0)?;
+    Ok(Some(Lattice { h, nodes }))
+}
+
+// ---------------------------------------------------------------- scoring
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BoardScore {
+    pub total: f32,
+    /// Squares with (row+col) even are the light ones (kept for debugging).
+    #[allow(dead_code)]
+    pub even_light: bool,
+}
+
+/// Robust brightness of square (c, r) in board coords (may be outside 0..8):
+/// median of 8 samples away from the square centre, where discs sit.
+fn square_level(g: &GrayF, h: &H3, c: i32, r: i32) -> Option<f32> {
+    const OFF: [(f64, f64); 8] =
+        [(0.12, 0.12), (0.88, 0.12), (0.12, 0.88), (0.88, 0.88), (0.5, 0.1), (0.5, 0.9), (0.1, 0.5), (0.9, 0.5)];
+    let mut v = [0f32; 8];
+    for (k, (du, dv)) in OFF.iter().enumerate() {
+        let (x, y) = h_apply(h, c as f64 + du, r as f64 + dv);
+        v[k] = g.sample(x, y)?;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    Some(0.5 * (v[3] + v[4]))
+}
+
+/// Score an 8x8 board hypothesis (board coords -> small image px).
+/// total = mean alternation inside + weakest border strip inside
+///         - alternation continuing outside (+ small bonus terms elsewhere).
+pub(crate) fn score_board(g: &GrayF, h: &H3) -> BoardScore {
+    let bad = BoardScore { total: -10.0, even_light: true };
+    // Reject hypotheses with a tiny or wildly distorted footprint.
+    let c: Vec<(f64, f64)> = [(0.0, 0.0), (8.0, 0.0), (8.0, 8.0), (0.0, 8.0)].iter().map(|&(u, v)| h_apply(h, u, v)).collect();
+    let side: Vec<f64> = (0..4).map(|k| (c[k].0 - c[(k + 1) % 4].0).hypot(c[k].1 - c[(k + 1) % 4].1)).collect();
+    let (mn, mx) = (side.iter().cloned().fold(f64::MAX, f64::min), side.iter().cloned().fold(0.0, f64::max));
+    if mn < 40.0 || mx / mn > 3.0 {
+        return bad;
+    }
+    let mut m = [[0f32; 8]; 8];
+    for r in 0..8 {
+        for cc in 0..8 {
+            match square_level(g, h, cc, r) {
+                Some(v) => m[r as usize][cc as usize] = v,
+                None => return bad,
+            }
+        }
+    }
+    let (mut se, mut so, mut ne, mut no) = (0f32, 0f32, 0f32, 0f32);
+    for r in 0..8 {
+        for cc in 0..8 {
+            if (r + cc) % 2 == 0 {
+                se += m[r][cc];
+                ne += 1.0;
+            } else {
+                so += m[r][cc];
+                no += 1.0;
+            }
+        }
+    }
+    let (me, mo) = (se / ne, so / no);
+    let even_light = me > mo;
+    let k = (me - mo).abs();
+    if k < 8.0 {
+        return BoardScore { total: -5.0, even_light };
+    }
+    let mid = 0.5 * (me + mo);
+    // s(r,c) = +1 where the square should be light.
+    let sgn = |r: i32, c: i32| -> f32 {
+        if ((r + c).rem_euclid(2) == 0) == even_light {
+            1.0
+        } else {
+            -1.0
+        }
+    };
+    // Alternation amplitude of a strip of squares: 1 = perfect continuation of the
+    // board's pattern, 0 = uniform, clipped per square so glare can't dominate.
+    let alt = |cells: &[(i32, i32)]| -> Option<f32> {
+        let mut s = 0.0;
+        for &(r, c) in cells {
+            let v = if (0..8).contains(&r) && (0..8).contains(&c) {
+                m[r as usize][c as usize]
+            } else {
+                square_level(g, h, c, r)?
+            };
+            s += (sgn(r, c) * (v - mid) / (0.5 * k)).clamp(-1.5, 1.5);
+        }
+        Some(s / cells.len() as f32)
+    };
+    let row = |r: i32| -> Vec<(i32, i32)> { (0..8).map(|c| (r, c)).collect() };
+    let col = |c: i32| -> Vec<(i32, i32)> { (0..8).map(|r| (r, c)).collect() };
+    let mut inner = 0.0;
+    for r in 0..8 {
+        inner += alt(&row(r)).unwrap_or(0.0);
+    }
+    inner /= 8.0;
+    let border_in = [alt(&row(0)), alt(&row(7)), alt(&col(0)), alt(&col(7))];
+    let min_in = border_in.iter().map(|x| x.unwrap_or(0.0)).fold(f32::MAX, f32::min);
+    // Outside strips: missing (off-image) counts as not continuing.
+    let outside = [alt(&row(-1)), alt(&row(8)), alt(&col(-1)), alt(&col(8))];
+    let out_pen: f32 = outside.iter().map(|x| x.unwrap_or(0.0).max(0.0)).sum();
+    BoardScore { total: inner.min(1.2) + min_in.min(1.2) - 0.7 * out_pen, even_light }
+}
+
+/// Try every 8x8 window of the lattice and return (board->small H, score).
+fn best_extent(g: &GrayF, lat: &Lattice) -> Option<(H3, f32)> {
+    let imin = lat.nodes.iter().map(|n| n.0).min()?;
+    let imax = lat.nodes.iter().map(|n| n.0).max()?;
+    let jmin = lat.nodes.iter().map(|n| n.1).min()?;
+    let jmax = lat.nodes.iter().map(|n| n.1).max()?;
+    let set: std::collections::HashSet<(i32, i32)> = lat.nodes.iter().cloned().collect();
+    let mut best: Option<(H3, f32)> = None;
+    // Window [i0, i0+8]: its inner corners i0+1..i0+7 must overlap the nodes.
+    for i0 in (imin - 7)..=(imax - 1) {
+        for j0 in (jmin - 7)..=(jmax - 1) {
+            let support = (1..8)
+                .flat_map(|a| (1..8).map(move |b| (a, b)))
+                .filter(|&(a, b)| set.contains(&(i0 + a, j0 + b)))
+                .count();
+            if support < 12 {
+                continue;
+            }
+            let t: H3 = [[1.0, 0.0, i0 as f64], [0.0, 1.0, j0 as f64], [0.0, 0.0, 1.0]];
+            let hb = h_mul(&lat.h, &t);
+            let s = score_board(g, &hb);
+            let total = s.total + 0.5 * support as f32 / 49.0;
+            if best.as_ref().map_or(true, |b| total > b.1) {
+                best = Some((hb, total));
+            }
+        }
+    }
+    best
+}
+
+// ---------------------------------------------------------------- geometry
+
+/// Sort 4 points into TL, TR, BR, BL as they appear in the image: clockwise on
+/// screen (y down), starting with the one nearest the image's top-left.
+pub(crate) fn sort_corners(p: &[(f64, f64)]) -> [(f64, f64); 4] {
+    let cx = p.iter().map(|q| q.0).sum::<f64>() / 4.0;
+    let cy = p.iter().map(|q| q.1).sum::<f64>() / 4.0;
+    let mut v: Vec<(f64, f64)> = p.to_vec();
+    v.sort_by(|a, b| (a.1 - cy).atan2(a.0 - cx).total_cmp(&(b.1 - cy).atan2(b.0 - cx)));
+    let tl = (0..4).min_by(|&a, &b| (v[a].0 + v[a].1).total_cmp(&(v[b].0 + v[b].1))).unwrap_or(0);
+    [v[tl], v[(tl + 1) % 4], v[(tl + 2) % 4], v[(tl + 3) % 4]]
+}
+
+fn h_from_4(c: &[(f64, f64); 4]) -> Result<H3> {
+    let src = [(0.0, 0.0), (8.0, 0.0), (8.0, 8.0), (0.0, 8.0)];
+    let (h, _) = fit_h(&src, c, 0.0)?;
+    Ok(h)
+}
+
+/// Re-express a board homography so that board (0,0) is the TL corner in the
+/// image, (8,0) TR, etc. (the lattice may come out rotated or mirrored).
+fn canonical(h: &H3) -> Result<H3> {
+    let corners: Vec<(f64, f64)> = [(0.0, 0.0), (8.0, 0.0), (8.0, 8.0), (0.0, 8.0)].iter().map(|&(u, v)| h_apply(h, u, v)).collect();
+    let sorted = sort_corners(&corners);
+    // Find the board-coordinate symmetry that maps the sorted corners back, and
+    // compose so inner structure (not just the 4 corners) is preserved exactly.
+    let board: Vec<(f64, f64)> = sorted
+        .iter()
+        .map(|p| {
+            let k = corners.iter().position(|q| q == p).unwrap_or(0);
+            [(0.0, 0.0), (8.0, 0.0), (8.0, 8.0), (0.0, 8.0)][k]
+        })
+        .collect();
+    // g: canonical board -> original board coords (an exact square symmetry).
+    let (g, _) = fit_h(&[(0.0, 0.0), (8.0, 0.0), (8.0, 8.0), (0.0, 8.0)], &board, 0.0)?;
+    let mut g = g;
+    for row in g.iter_mut() {
+        for v in row.iter_mut() {
+            *v = (*v * 8.0).round() / 8.0;
+        }
+    }
+    Ok(h_mul(h, &g))
+}
+
+/// Refine a board homography (board -> full-res px) by sub-pixel corner search on
+/// the 49 inner corners and a RANSAC fit.
+fn refine_full(gray: &Mat, h: &H3) -> Option<H3> {
+    let sq = {
+        let a = h_apply(h, 3.0, 4.0);
+        let b = h_apply(h, 5.0, 4.0);
+        let c = h_apply(h, 4.0, 3.0);
+        let d = h_apply(h, 4.0, 5.0);
+        0.25 * ((a.0 - b.0).hypot(a.1 - b.1) + (c.0 - d.0).hypot(c.1 - d.1))
+    };
+    let win = ((sq * 0.18).round() as i32).clamp(2, 20);
+    let (w, hh) = (gray.cols() as f64, gray.rows() as f64);
+    let mut src = Vec::new();
+    let mut pts: Vector<Point2f> = Vector::new();
+    for j in 1..8 {
+        for i in 1..8 {
+            let (x, y) = h_apply(h, i as f64, j as f64);
+            if x < (win + 2) as f64 || y < (win + 2) as f64 || x > w - (win + 3) as f64 || y > hh - (win + 3) as f64 {
+                continue;
+            }
+            src.push((i as f64, j as f64));
+            pts.push(Point2f::new(x as f32, y as f32));
+        }
+    }
+    if src.len() < 12 {
+        return None;
+    }
+    let before = pts.clone();
+    let crit = TermCriteria::new(core::TermCriteria_COUNT + core::TermCriteria_EPS, 30, 0.01).ok()?;
+    imgproc::corner_sub_pix(gray, &mut pts, Size::new(win, win), Size::new(-1, -1), crit).ok()?;
+    // Drop corners that wandered off (occluded / glare): they would bias the fit.
+    let mut s2 = Vec::new();
+    let mut d2 = Vec::new();
+    for k in 0..src.len() {
+        let (a, b) = (before.get(k).ok()?, pts.get(k).ok()?);
+        if ((a.x - b.x) as f64).hypot((a.y - b.y) as f64) < 0.2 * sq {
+            s2.push(src[k]);
+            d2.push((b.x as f64, b.y as f64));
+        }
+    }
+    if s2.len() < 12 {
+        return None;
+    }
+    let (nh, inl) = fit_h(&s2, &d2, (0.04 * sq).max(1.0)).ok()?;
+    if inl.iter().filter(|x| **x).count() < 12 {
+        return None;
+    }
+    Some(nh)
+}
+
+/// Baseline for the evaluation: findChessboardCornersSB alone (7x7 inner
+/// corners on the downscaled image), no lattice, no scoring of alternatives.
+pub fn locate_sb_only(img: &Mat) -> Result<BoardLocation> {
+    let gray = to_gray(img)?;
+    let (w, h) = (gray.cols(), gray.rows());
+    let scale = (WORK_PX as f64 / w.max(h) as f64).min(1.0);
+    let mut small = Mat::default();
+    let sz = Size::new((w as f64 * scale).round() as i32, (h as f64 * scale).round() as i32);
+    imgproc::resize(&gray, &mut small, sz, 0.0, 0.0, imgproc::INTER_AREA)?;
+    let lat = sb_lattice(&small)?.ok_or_else(|| VisionError::BoardNotFound("SB failed".into()))?;
+    // SB's corners are the inner 7x7: board (0,0) is lattice (-1,-1).
+    let t: H3 = [[1.0, 0.0, -1.0], [0.0, 1.0, -1.0], [0.0, 0.0, 1.0]];
+    let s_inv: H3 = [[1.0 / scale, 0.0, 0.0], [0.0, 1.0 / scale, 0.0], [0.0, 0.0, 1.0]];
+    let hb = canonical(&h_mul(&s_inv, &h_mul(&lat.h, &t)))?;
+    Ok(BoardLocation::new(hb, (w, h), 0.0, LocateMethod::ChessboardSB))
+}

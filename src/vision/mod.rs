@@ -1,0 +1,250 @@
+//! Vision pipeline: locate the board, rectify it, classify the 64 squares.
+//!
+//! Frame convention (used everywhere in this module):
+//! * Image coordinates are pixels of the image *as decoded with EXIF orientation
+//!   applied* (OpenCV `imread` default, and what every image viewer shows). Video
+//!   frames carry no EXIF, so for the live camera both conventions coincide.
+//! * Board coordinates: `(u, v)` in square units, `0..=8`, `u` to the right and `v`
+//!   down in the rectified image. The rectified image is the board as it appears in
+//!   the photo, without any rotation: its top-left is the playing-area corner
+//!   `corners[0]` (the one nearest the image's top-left).
+//! * Grid: `grid[row][col]`, row 0 = board row nearest the top of the image,
+//!   col 0 = leftmost.
+
+pub mod classify;
+pub mod locate;
+pub mod overlay;
+pub mod palette;
+pub mod rectify;
+
+pub use classify::{board_features, classify, classify_features, grid_strings, BoardFeatures, BoardReading, SquareClass, SquareReading};
+pub use overlay::draw_overlay;
+pub use locate::{locate_board, BoardLocation, LocateMethod};
+pub use palette::ColourModel;
+pub use rectify::{rectify, RECT_SIZE, SQUARE_PX};
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum VisionError {
+    #[error("empty or unsupported image (need 8-bit BGR, got {0})")]
+    BadImage(String),
+    #[error("no checkers board found: {0}")]
+    BoardNotFound(String),
+    #[error("invalid corners: {0}")]
+    BadCorners(String),
+    #[error("calibration failed: {0}")]
+    Calibration(String),
+    #[error("colour model: {0}")]
+    Palette(String),
+    #[error("opencv: {0}")]
+    OpenCv(#[from] opencv::Error),
+    #[error("io: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+pub type Result<T> = std::result::Result<T, VisionError>;
+
+/// Which side of the (unrotated) image a player's home row is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Side {
+    Top,
+    Right,
+    Bottom,
+    Left,
+}
+
+/// How the board is turned in the image.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Orientation {
+    /// True if the square at grid (0,0) is a dark (playing) square. With the
+    /// usual rule "a dark square in each player's near-left corner" this means the
+    /// players sit left and right of the image; false means top and bottom.
+    pub top_left_dark: bool,
+    /// Side of the image where White's (light men's) home row is, if it could be
+    /// told: from a start position (certain) or from where the men stand (weak).
+    pub white_home: Option<Side>,
+    /// 1.0 = start position recognised, lower = guessed from piece distribution.
+    pub white_home_confidence: f32,
+}
+
+/// 3x3 homography as plain f64 (row-major), maps (x, y, 1) -> (x', y', w).
+pub type H3 = [[f64; 3]; 3];
+
+pub(crate) fn h_apply(h: &H3, x: f64, y: f64) -> (f64, f64) {
+    let w = h[2][0] * x + h[2][1] * y + h[2][2];
+    let w = if w.abs() < 1e-12 { 1e-12 } else { w };
+    (
+        (h[0][0] * x + h[0][1] * y + h[0][2]) / w,
+        (h[1][0] * x + h[1][1] * y + h[1][2]) / w,
+    )
+}
+
+pub(crate) fn h_mul(a: &H3, b: &H3) -> H3 {
+    let mut r = [[0.0; 3]; 3];
+    for i in 0..3 {
+        for j in 0..3 {
+            r[i][j] = (0..3).map(|k| a[i][k] * b[k][j]).sum();
+        }
+    }
+    r
+}
+
+pub(crate) fn h_inv(m: &H3) -> Option<H3> {
+    let det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+        - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+        + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    if !det.is_finite() || det.abs() < 1e-15 {
+        return None;
+    }
+    let d = 1.0 / det;
+    Some([
+        [
+            (m[1][1] * m[2][2] - m[1][2] * m[2][1]) * d,
+            (m[0][2] * m[2][1] - m[0][1] * m[2][2]) * d,
+            (m[0][1] * m[1][2] - m[0][2] * m[1][1]) * d,
+        ],
+        [
+            (m[1][2] * m[2][0] - m[1][0] * m[2][2]) * d,
+            (m[0][0] * m[2][2] - m[0][2] * m[2][0]) * d,
+            (m[0][2] * m[1][0] - m[0][0] * m[1][2]) * d,
+        ],
+        [
+            (m[1][0] * m[2][1] - m[1][1] * m[2][0]) * d,
+            (m[0][1] * m[2][0] - m[0][0] * m[2][1]) * d,
+            (m[0][0] * m[1][1] - m[0][1] * m[1][0]) * d,
+        ],
+    ])
+}
+
+pub(crate) fn h_from_mat(m: &opencv::core::Mat) -> Result<H3> {
+    use opencv::prelude::*;
+    if m.rows() != 3 || m.cols() != 3 {
+        return Err(VisionError::BoardNotFound("homography fit degenerate".into()));
+    }
+    let mut h = [[0.0; 3]; 3];
+    for (i, row) in h.iter_mut().enumerate() {
+        for (j, v) in row.iter_mut().enumerate() {
+            *v = *m.at_2d::<f64>(i as i32, j as i32)?;
+        }
+    }
+    Ok(h)
+}
+
+pub(crate) fn h_to_mat(h: &H3) -> Result<opencv::core::Mat> {
+    let rows: Vec<Vec<f64>> = h.iter().map(|r| r.to_vec()).collect();
+    Ok(opencv::core::Mat::from_slice_2d(&rows)?)
+}
+
+/// Fit a homography src -> dst (least squares, or RANSAC if `ransac_px` > 0).
+/// Returns the homography and the inlier mask.
+pub(crate) fn fit_h(src: &[(f64, f64)], dst: &[(f64, f64)], ransac_px: f64) -> Result<(H3, Vec<bool>)> {
+    use opencv::core::{Point2f, Vector};
+    if src.len() < 4 || src.len() != dst.len() {
+        return Err(VisionError::BoardNotFound("too few points for a homography".into()));
+    }
+    let s: Vector<Point2f> = src.iter().map(|&(x, y)| Point2f::new(x as f32, y as f32)).collect();
+    let d: Vector<Point2f> = dst.iter().map(|&(x, y)| Point2f::new(x as f32, y as f32)).collect();
+    let mut mask = opencv::core::Mat::default();
+    let method = if ransac_px > 0.0 { opencv::calib3d::RANSAC } else { 0 };
+    let m = opencv::calib3d::find_homography(&s, &d, &mut mask, method, ransac_px.max(1.0))?;
+    if m.empty() {
+        return Err(VisionError::BoardNotFound("homography fit failed".into()));
+    }
+    let h = h_from_mat(&m)?;
+    use opencv::prelude::*;
+    let inl = if mask.empty() {
+        vec![true; src.len()]
+    } else {
+        (0..src.len()).map(|i| *mask.at::<u8>(i as i32).unwrap_or(&1) != 0).collect()
+    };
+    Ok((h, inl))
+}
+
+/// What the product's `detect` command reports for one image.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Detection {
+    /// Playing-area corners, image px: TL, TR, BR, BL as they appear.
+    pub corners: [[f32; 2]; 4],
+    /// 8 strings of 8 chars: `.` empty, `b`/`B` dark man/king, `w`/`W` light
+    /// man/king, `?` unknown. Row 0 = nearest the top of the image.
+    pub grid: Vec<String>,
+    /// Probability of the reported letter, per square.
+    pub confidence: Vec<Vec<f32>>,
+    pub orientation: Orientation,
+    #[serde(skip)]
+    pub location: BoardLocation,
+    #[serde(skip)]
+    pub reading: BoardReading,
+}
+
+/// Locate, rectify and classify in one go.
+pub fn detect(img: &opencv::core::Mat, previous: Option<&BoardLocation>, model: &ColourModel) -> Result<Detection> {
+    let location = locate_board(img, previous)?;
+    detect_at(img, location, model)
+}
+
+/// Rectify and classify at a known location (cached or hand-given corners).
+pub fn detect_at(img: &opencv::core::Mat, location: BoardLocation, model: &ColourModel) -> Result<Detection> {
+    let rect = rectify(img, &location)?;
+    let reading = classify(&rect, model)?;
+    let orientation = orientation(&reading);
+    Ok(Detection {
+        corners: location.corners,
+        grid: reading.grid(),
+        confidence: reading.squares.iter().map(|r| r.iter().map(|s| s.confidence).collect()).collect(),
+        orientation,
+        location,
+        reading,
+    })
+}
+
+/// Which way the board is turned. The light/dark pattern gives the parity
+/// (which corner is dark) for certain; which side White plays from is only
+/// certain in a start position, otherwise it is guessed from where the light
+/// men are on average (weak, and wrong late in a game).
+pub fn orientation(reading: &BoardReading) -> Orientation {
+    use classify::SquareClass as C;
+    let g = &reading.squares;
+    let is = |r: usize, c: usize, k: C| {
+        let s = g[r][c].class;
+        match k {
+            C::DarkMan => matches!(s, C::DarkMan | C::DarkKing),
+            C::LightMan => matches!(s, C::LightMan | C::LightKing),
+            _ => s == k,
+        }
+    };
+    // Start position: all 32 playing squares as expected (allow 2 misreads).
+    for side in [Side::Top, Side::Bottom, Side::Left, Side::Right] {
+        let sp = palette::start_position(side, reading.top_left_dark);
+        let ok = sp.iter().filter(|&&(r, c, k)| is(r, c, k)).count();
+        if ok + 2 >= sp.len() {
+            return Orientation { top_left_dark: reading.top_left_dark, white_home: Some(side), white_home_confidence: 1.0 };
+        }
+    }
+    // Otherwise: mean position of light men minus that of dark men.
+    let (mut n, mut rw, mut cw, mut m, mut rb, mut cb) = (0.0f32, 0.0f32, 0.0f32, 0.0f32, 0.0f32, 0.0f32);
+    for r in 0..8 {
+        for c in 0..8 {
+            if is(r, c, C::LightMan) {
+                n += 1.0;
+                rw += r as f32;
+                cw += c as f32;
+            } else if is(r, c, C::DarkMan) {
+                m += 1.0;
+                rb += r as f32;
+                cb += c as f32;
+            }
+        }
+    }
+    if n < 1.0 || m < 1.0 {
+        return Orientation { top_left_dark: reading.top_left_dark, white_home: None, white_home_confidence: 0.0 };
+    }
+    let (dr, dc) = (rw / n - rb / m, cw / n - cb / m);
+    let (side, d) = if dr.abs() >= dc.abs() {
+        (if dr < 0.0 { Side::Top } else { Side::Bottom }, dr.abs())
+    } else {
+        (if dc < 0.0 { Side::Left } else { Side::Right }, dc.abs())
+    };
+    Orientation { top_left_dark: reading.top_left_dark, white_home: Some(side), white_home_confidence: (d / 5.0).min(1.0) * 0.5 }
+}

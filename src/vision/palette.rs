@@ -1,0 +1,383 @@
+//! Colour models: a default palette for a piece set (data file), or one learnt
+//! from a photo of the start position (calibration).
+//!
+//! A model is one multivariate Student-t per appearance class over a chosen
+//! subset of the board-normalised features of classify.rs (FEATURE_NAMES).
+//! Full covariances, because the features are correlated (a glare spot raises
+//! `level` and lowers `rel_level` together, and that correlation is exactly what
+//! tells glare from a man); Student-t rather than Gaussian so one odd feature
+//! value (a thread on the board) does not veto a class.
+//!
+//! Kings: seen from above a king is a man (two stacked men); the model reports
+//! a king only if `king_prior` > 0, splitting the man's probability; the shipped
+//! palette keeps it at 0 (kings are read as men, the game logic knows better).
+use super::classify::{BoardFeatures, SquareClass, SquareFeatures, SquareReading, CLASSES, FEATURE_NAMES};
+use super::{Result, Side, VisionError};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ClassModel {
+    pub mean: Vec<f32>,
+    /// Covariance, row-major d x d.
+    pub cov: Vec<Vec<f32>>,
+    /// Number of squares the model was estimated from (informational; used as
+    /// the weight of this model when a calibration is shrunk towards it).
+    #[serde(default)]
+    pub n: f32,
+    #[serde(skip)]
+    inv: Vec<Vec<f64>>,
+    #[serde(skip)]
+    logdet: f64,
+}
+
+impl ClassModel {
+    fn prepare(&mut self, d: usize) -> Result<()> {
+        if self.mean.len() != d || self.cov.len() != d || self.cov.iter().any(|r| r.len() != d) {
+            return Err(VisionError::Palette(format!("class model must have {d} features")));
+        }
+        if self.mean.iter().chain(self.cov.iter().flatten()).any(|v| !v.is_finite()) {
+            return Err(VisionError::Palette("non-finite value".into()));
+        }
+        let c: Vec<Vec<f64>> = self.cov.iter().map(|r| r.iter().map(|&v| v as f64).collect()).collect();
+        let (inv, logdet) = inv_logdet(&c).ok_or_else(|| VisionError::Palette("covariance not positive definite".into()))?;
+        self.inv = inv;
+        self.logdet = logdet;
+        Ok(())
+    }
+
+    /// Squared Mahalanobis distance.
+    fn mahal2(&self, x: &[f32]) -> f64 {
+        let d = self.mean.len();
+        let z: Vec<f64> = (0..d).map(|i| (x[i] - self.mean[i]) as f64).collect();
+        let mut q = 0.0;
+        for i in 0..d {
+            for j in 0..d {
+                q += z[i] * self.inv[i][j] * z[j];
+            }
+        }
+        q.max(0.0)
+    }
+
+    /// Multivariate Student-t log density (up to a constant shared by classes
+    /// of equal dimension).
+    fn loglik(&self, x: &[f32], dof: f64) -> (f64, f64) {
+        let d = self.mean.len() as f64;
+        let q = self.mahal2(x);
+        (-(dof + d) / 2.0 * (1.0 + q / dof).ln() - 0.5 * self.logdet, q)
+    }
+
+    /// Estimate from samples (rows of features), with a ridge on the diagonal.
+    pub fn from_samples(v: &[Vec<f32>], ridge: &[f32]) -> Result<ClassModel> {
+        let n = v.len();
+        if n < 2 {
+            return Err(VisionError::Calibration("need at least 2 samples per class".into()));
+        }
+        let d = v[0].len();
+        let mean: Vec<f32> = (0..d).map(|k| v.iter().map(|x| x[k]).sum::<f32>() / n as f32).collect();
+        let mut cov = vec![vec![0f32; d]; d];
+        for x in v {
+            for i in 0..d {
+                for j in 0..d {
+                    cov[i][j] += (x[i] - mean[i]) * (x[j] - mean[j]) / (n - 1) as f32;
+                }
+            }
+        }
+        for i in 0..d {
+            cov[i][i] += ridge[i] * ridge[i];
+        }
+        let mut m = ClassModel { mean, cov, n: n as f32, inv: vec![], logdet: 0.0 };
+        m.prepare(d)?;
+        Ok(m)
+    }
+
+    /// Calibration: combine samples with this (prior) model, which counts as
+    /// `n0` samples. Few samples (8 empty squares, 12 men) cannot pin down a
+    /// covariance alone; the mean moves to the session's colours quickly.
+    fn shrunk(&self, v: &[Vec<f32>], n0: f32) -> Result<ClassModel> {
+        let n = v.len() as f32;
+        let d = self.mean.len();
+        if n < 2.0 {
+            return Ok(self.clone());
+        }
+        let m: Vec<f32> = (0..d).map(|k| v.iter().map(|x| x[k]).sum::<f32>() / n).collect();
+        let mean: Vec<f32> = (0..d).map(|k| (n * m[k] + n0 * self.mean[k]) / (n + n0)).collect();
+        // Only the means move: one photo shows the session's colours, but not
+        // the spread that glare and shadows cause over a whole game, so the
+        // palette's covariances (fitted over many photos) are kept.
+        let cov = self.cov.clone();
+        let mut out = ClassModel { mean, cov, n: n + n0, inv: vec![], logdet: 0.0 };
+        out.prepare(d)?;
+        Ok(out)
+    }
+}
+
+/// Inverse and log-determinant of a small SPD matrix (Cholesky).
+fn inv_logdet(a: &[Vec<f64>]) -> Option<(Vec<Vec<f64>>, f64)> {
+    let n = a.len();
+    let mut l = vec![vec![0.0; n]; n];
+    for i in 0..n {
+        for j in 0..=i {
+            let s: f64 = a[i][j] - (0..j).map(|k| l[i][k] * l[j][k]).sum::<f64>();
+            if i == j {
+                if s <= 1e-12 {
+                    return None;
+                }
+                l[i][i] = s.sqrt();
+            } else {
+                l[i][j] = s / l[j][j];
+            }
+        }
+    }
+    let logdet = 2.0 * (0..n).map(|i| l[i][i].ln()).sum::<f64>();
+    // inverse via solving L L^T X = I
+    let mut inv = vec![vec![0.0; n]; n];
+    for col in 0..n {
+        let mut y = vec![0.0; n];
+        for i in 0..n {
+            let b = if i == col { 1.0 } else { 0.0 };
+            y[i] = (b - (0..i).map(|k| l[i][k] * y[k]).sum::<f64>()) / l[i][i];
+        }
+        let mut x = vec![0.0; n];
+        for i in (0..n).rev() {
+            x[i] = (y[i] - (i + 1..n).map(|k| l[k][i] * x[k]).sum::<f64>()) / l[i][i];
+        }
+        for i in 0..n {
+            inv[i][col] = x[i];
+        }
+    }
+    Some((inv, logdet))
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ColourModel {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Features used, a subset of classify::FEATURE_NAMES, in this order.
+    pub features: Vec<String>,
+    /// Appearance of an empty dark (playing) square.
+    pub empty_dark: ClassModel,
+    /// Appearance of an empty light square.
+    pub empty_light: ClassModel,
+    pub dark_man: ClassModel,
+    pub light_man: ClassModel,
+    /// Degrees of freedom of the Student-t (lower = heavier tails).
+    pub dof: f32,
+    /// Prior of a man standing on a light square (never in a legal game, but a
+    /// knocked piece should not silently vanish). Relative to 1 for empty.
+    pub man_on_light_prior: f32,
+    /// Squares further than this (squared Mahalanobis distance) from every
+    /// class are reported as Unknown: a hand, a foreign object, a bad view.
+    pub unknown_mahal2: f32,
+    /// Below this posterior the square is reported as Unknown ('?').
+    pub min_confidence: f32,
+    /// Diagonal ridge (per feature std) added when fitting or calibrating.
+    pub ridge: Vec<f32>,
+    #[serde(default)]
+    pub king_prior: f32,
+    #[serde(skip)]
+    idx: Vec<usize>,
+}
+
+/// The default palette for the two-colour wooden set, shipped as a data file.
+pub const WOODEN_JSON: &str = include_str!("../../models/wooden.json");
+
+impl ColourModel {
+    pub fn wooden() -> Result<Self> {
+        Self::from_json(WOODEN_JSON)
+    }
+
+    pub fn from_json(s: &str) -> Result<Self> {
+        let mut m: ColourModel = serde_json::from_str(s).map_err(|e| VisionError::Palette(e.to_string()))?;
+        m.prepare()?;
+        Ok(m)
+    }
+
+    fn prepare(&mut self) -> Result<()> {
+        self.idx = self
+            .features
+            .iter()
+            .map(|f| {
+                FEATURE_NAMES
+                    .iter()
+                    .position(|n| n == f)
+                    .ok_or_else(|| VisionError::Palette(format!("unknown feature {f:?}; known: {FEATURE_NAMES:?}")))
+            })
+            .collect::<Result<_>>()?;
+        let d = self.idx.len();
+        if d == 0 || self.ridge.len() != d {
+            return Err(VisionError::Palette("need >= 1 feature and one ridge value per feature".into()));
+        }
+        for c in [&mut self.empty_dark, &mut self.empty_light, &mut self.dark_man, &mut self.light_man] {
+            c.prepare(d)?;
+        }
+        if !(self.dof > 0.0) {
+            return Err(VisionError::Palette("dof must be > 0".into()));
+        }
+        Ok(())
+    }
+
+    pub fn load(path: &std::path::Path) -> Result<Self> {
+        Self::from_json(&std::fs::read_to_string(path)?)
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    fn select(&self, sf: &SquareFeatures) -> Vec<f32> {
+        self.idx.iter().map(|&i| sf.f[i]).collect()
+    }
+
+    /// Read one square.
+    pub fn read(&self, sf: &SquareFeatures, dark_square: bool) -> SquareReading {
+        let x = self.select(sf);
+        if x.iter().any(|v| !v.is_finite()) {
+            return SquareReading { probs: [0.0; 5], p_unknown: 1.0, class: SquareClass::Unknown, confidence: 1.0, dark_square };
+        }
+        let empty = if dark_square { &self.empty_dark } else { &self.empty_light };
+        let man_prior = if dark_square { 1.0 } else { self.man_on_light_prior.max(1e-9) as f64 };
+        let dof = self.dof as f64;
+        let cands = [(0usize, empty, 1.0f64), (1, &self.dark_man, man_prior), (2, &self.light_man, man_prior)];
+        let mut lls = [0f64; 3];
+        let mut qmin = f64::MAX;
+        for (k, &(_, c, prior)) in cands.iter().enumerate() {
+            let (ll, q) = c.loglik(&x, dof);
+            lls[k] = ll + prior.ln();
+            qmin = qmin.min(q);
+        }
+        let mx = lls.iter().cloned().fold(f64::MIN, f64::max);
+        let tot: f64 = lls.iter().map(|l| (l - mx).exp()).sum();
+        // Unknown: smooth step at the distance threshold.
+        let p_unknown = (1.0 / (1.0 + (-(qmin - self.unknown_mahal2 as f64) / 4.0).exp())) as f32;
+        let mut probs = [0f32; 5];
+        for (k, &(i, _, _)) in cands.iter().enumerate() {
+            probs[i] = ((lls[k] - mx).exp() / tot) as f32 * (1.0 - p_unknown);
+        }
+        if self.king_prior > 0.0 {
+            for (man, king) in [(1, 3), (2, 4)] {
+                probs[king] = probs[man] * self.king_prior;
+                probs[man] *= 1.0 - self.king_prior;
+            }
+        }
+        let (bi, bp) = probs.iter().enumerate().fold((0, 0f32), |a, (i, &p)| if p > a.1 { (i, p) } else { a });
+        let (class, confidence) = if p_unknown > bp || bp < self.min_confidence {
+            (SquareClass::Unknown, bp.max(p_unknown))
+        } else {
+            (CLASSES[bi], bp)
+        };
+        SquareReading { probs, p_unknown, class, confidence, dark_square }
+    }
+
+    /// Fit a palette from labelled squares: (features, dark square?, class).
+    /// Kings count as men. This is how palettes/wooden.json was made.
+    pub fn fit(template: &ColourModel, samples: &[(SquareFeatures, bool, SquareClass)]) -> Result<ColourModel> {
+        let mut m = template.clone();
+        m.prepare()?;
+        let pick = |dark: Option<bool>, cls: &[SquareClass]| -> Vec<Vec<f32>> {
+            samples
+                .iter()
+                .filter(|s| dark.map_or(true, |d| s.1 == d) && cls.contains(&s.2))
+                .map(|s| m.select(&s.0))
+                .collect()
+        };
+        let r = m.ridge.clone();
+        let empty_dark = ClassModel::from_samples(&pick(Some(true), &[SquareClass::Empty]), &r)?;
+        let empty_light = ClassModel::from_samples(&pick(Some(false), &[SquareClass::Empty]), &r)?;
+        let dark_man = ClassModel::from_samples(&pick(Some(true), &[SquareClass::DarkMan, SquareClass::DarkKing]), &r)?;
+        let light_man = ClassModel::from_samples(&pick(Some(true), &[SquareClass::LightMan, SquareClass::LightKing]), &r)?;
+        m.empty_dark = empty_dark;
+        m.empty_light = empty_light;
+        m.dark_man = dark_man;
+        m.light_man = light_man;
+        Ok(m)
+    }
+
+    /// Learn the session's colours from one photo of the start position.
+    ///
+    /// The photo must show a start position: 12 men on the dark squares of the
+    /// three rows (or columns) at each end, the two middle ones empty. Which side
+    /// is which is read from the photo itself (the lighter group is White), and
+    /// returned. The result is this model moved towards the photo's colours.
+    pub fn calibrate(&self, bf: &BoardFeatures) -> Result<(ColourModel, Side)> {
+        let dark = |r: usize, c: usize| ((r + c) % 2 == 0) == bf.top_left_dark;
+        let mut best: Option<(f32, Side, Vec<(usize, usize, SquareClass)>)> = None;
+        for side in [Side::Top, Side::Bottom, Side::Left, Side::Right] {
+            let labels = start_position(side, bf.top_left_dark);
+            let mean_level = |cls: SquareClass| {
+                let v: Vec<f32> = labels.iter().filter(|l| l.2 == cls).map(|l| bf.squares[l.0][l.1].f[0]).collect();
+                v.iter().sum::<f32>() / v.len().max(1) as f32
+            };
+            let sep = mean_level(SquareClass::LightMan) - mean_level(SquareClass::DarkMan).max(mean_level(SquareClass::Empty));
+            if best.as_ref().map_or(true, |b| sep > b.0) {
+                best = Some((sep, side, labels));
+            }
+        }
+        let (sep, side, labels) = best.ok_or_else(|| VisionError::Calibration("no arrangement".into()))?;
+        // Every square must agree with the start position reasonably well under
+        // the current model, otherwise this is not a start position (or not this
+        // set) and calibrating on it would poison the model.
+        if sep < 0.3 {
+            return Err(VisionError::Calibration(format!("not a start position (light/dark separation {sep:.2})")));
+        }
+        let mut disagree = 0;
+        for l in &labels {
+            let rd = self.read(&bf.squares[l.0][l.1], true);
+            let p = match l.2 {
+                SquareClass::Empty => rd.probs[0],
+                SquareClass::DarkMan => rd.probs[1] + rd.probs[3],
+                _ => rd.probs[2] + rd.probs[4],
+            };
+            if p < 0.05 {
+                disagree += 1;
+            }
+        }
+        if disagree > 4 {
+            return Err(VisionError::Calibration(format!("{disagree} squares contradict a start position")));
+        }
+        let sel = |cls: SquareClass| -> Vec<Vec<f32>> {
+            labels.iter().filter(|l| l.2 == cls).map(|l| self.select(&bf.squares[l.0][l.1])).collect()
+        };
+        let light: Vec<Vec<f32>> =
+            (0..8).flat_map(|r| (0..8).map(move |c| (r, c))).filter(|&(r, c)| !dark(r, c)).map(|(r, c)| self.select(&bf.squares[r][c])).collect();
+        let mut m = self.clone();
+        m.name = format!("{} (calibrated)", self.name);
+        // Prior weights: the empty/man models move to the photo; covariances
+        // stay mostly the palette's (8-12 samples cannot estimate 6x6).
+        m.empty_dark = self.empty_dark.shrunk(&sel(SquareClass::Empty), CALIB_N0)?;
+        m.dark_man = self.dark_man.shrunk(&sel(SquareClass::DarkMan), CALIB_N0)?;
+        m.light_man = self.light_man.shrunk(&sel(SquareClass::LightMan), CALIB_N0)?;
+        m.empty_light = self.empty_light.shrunk(&light, CALIB_N0)?;
+        Ok((m, side))
+    }
+}
+
+/// Weight (in squares) of the palette when calibrating.
+const CALIB_N0: f32 = 12.0;
+
+/// Dark squares of a start position with White's home on `white`:
+/// (row, col, class).
+pub fn start_position(white: Side, top_left_dark: bool) -> Vec<(usize, usize, SquareClass)> {
+    let mut v = Vec::new();
+    for r in 0..8 {
+        for c in 0..8 {
+            if ((r + c) % 2 == 0) != top_left_dark {
+                continue;
+            }
+            let k = match white {
+                Side::Top | Side::Bottom => r,
+                _ => c,
+            };
+            let white_near = matches!(white, Side::Top | Side::Left);
+            let cls = if k <= 2 {
+                if white_near { SquareClass::LightMan } else { SquareClass::DarkMan }
+            } else if k >= 5 {
+                if white_near { SquareClass::DarkMan } else { SquareClass::LightMan }
+            } else {
+                SquareClass::Empty
+            };
+            v.push((r, c, cls));
+        }
+    }
+    v
+}

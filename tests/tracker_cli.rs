@@ -1,0 +1,125 @@
+//! `boardwatch track` as a user runs it: JSON lines in, events out, PDN written.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use boardwatch::draughts::game::replay;
+use boardwatch::draughts::pdn::{read_games, ReadMode};
+use boardwatch::draughts::Variant;
+use serde_json::Value;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_boardwatch"))
+}
+
+fn sample() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/track_sample.jsonl"))
+}
+
+/// A fresh path in the system's temporary directory.
+fn temp_path(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("boardwatch-test-{}-{name}", std::process::id()))
+}
+
+fn events(stdout: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
+        .collect()
+}
+
+#[test]
+fn tracks_the_sample_and_writes_pdn() {
+    let pdn = temp_path("sample.pdn");
+    let output = bin().arg("track").arg(sample()).arg("--pdn").arg(&pdn).output().expect("runs");
+    assert!(output.status.success(), "stderr: {}", String::from_utf8_lossy(&output.stderr));
+    let events = events(&output.stdout);
+    let lines: Vec<&str> = events.iter().map(|e| e["line"].as_str().unwrap()).collect();
+    assert_eq!(
+        lines,
+        [
+            "1: Init Ready",
+            "2: OK: Player1- Move Success",
+            "3: Wait: Player2- Board unclear",
+            "4: OK: Player2- Move Success",
+            "5: Back: Player2 to move",
+            "6: OK: Player2- Move Success",
+            "7: OK: Player1- Move Success",
+            "8: OK: Player2- Capture success",
+            "9: Game over: Draw",
+        ]
+    );
+    let capture = &events[7];
+    assert_eq!(capture["kind"], "move");
+    assert_eq!(capture["move"], "18x9");
+    assert_eq!(capture["captured"], serde_json::json!(["14"]));
+    assert_eq!(capture["t"], 8.0);
+    assert_eq!(capture["fen"], "B:W9,21,23-32:B1-8,11-13");
+    assert_eq!(events[3]["t"], 5.0, "decided by the probability reading");
+    let text = std::fs::read_to_string(&pdn).expect("pdn written");
+    std::fs::remove_file(&pdn).ok();
+    assert!(text.contains("[Result \"1/2-1/2\"]\n[GameType \"23\"]\n"), "{text}");
+    assert!(text.ends_with("\n1. 9-13 22-18 2. 10-14 18x9 1/2-1/2\n\n"), "{text}");
+    // The project's reader takes it back, and the moves replay.
+    let records = read_games(&text, ReadMode::Strict).expect("valid PDN");
+    let game = replay(&records[0], Variant::Pool).expect("legal moves");
+    let plies: Vec<&str> = game.plies.iter().map(|p| p.text.as_str()).collect();
+    assert_eq!(plies, ["9-13", "22-18", "10-14", "18x9"]);
+}
+
+#[test]
+fn reads_standard_input_with_variant_and_kings() {
+    let mut child = bin()
+        .args(["track", "--variant", "russian", "--kings", "stacked", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    // Russian: White first; c3-d4 is [5][2] -> [4][3].
+    let grid =
+        r#"{"grid": [".b.b.b.b", "b.b.b.b.", ".b.b.b.b", "........", "...w....", "w...w.w.", ".w.w.w.w", "w.w.w.w."]}"#;
+    child.stdin.take().unwrap().write_all(format!("{grid}\n\n").as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    let events = events(&output.stdout);
+    assert_eq!(events[1]["line"], "2: OK: Player2- Move Success");
+    assert_eq!(events[1]["move"], "c3-d4");
+}
+
+#[test]
+fn a_malformed_line_is_reported_with_its_number() {
+    let input = temp_path("bad.jsonl");
+    let pdn = temp_path("bad.pdn");
+    let start =
+        r#"{"grid": [".b.b.b.b", "b.b.b.b.", ".b.b.b.b", "........", "........", "w.w.w.w.", ".w.w.w.w", "w.w.w.w."]}"#;
+    std::fs::write(&input, format!("{start}\n\n{{\"grid\": [\"........\"]}}\n{start}\n")).unwrap();
+    let output = bin().arg("track").arg(&input).arg("--pdn").arg(&pdn).output().expect("runs");
+    std::fs::remove_file(&input).ok();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("line 3") && stderr.contains("1 rows, expected 8"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(std::fs::read_to_string(&pdn).is_ok(), "the record so far is still written");
+    std::fs::remove_file(&pdn).ok();
+
+    let output = bin().args(["track", "--fen", "X:nonsense"]).stdin(Stdio::null()).output().expect("runs");
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--fen"));
+}
+
+#[test]
+fn a_refused_command_warns_and_goes_on() {
+    let input = temp_path("refused.jsonl");
+    let unclear =
+        r#"{"grid": [".b.b.b.b", "b.b.b.b.", ".b.b.b.b", "........", "........", "?.w.w.w.", ".w.w.w.w", "w.w.w.w."]}"#;
+    std::fs::write(&input, format!("{unclear}\n{{\"op\": \"set_start\"}}\n{{\"op\": \"resign\", \"player\": 2}}\n"))
+        .unwrap();
+    let output = bin().arg("track").arg(&input).output().expect("runs");
+    std::fs::remove_file(&input).ok();
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("line 2"));
+    let events = events(&output.stdout);
+    assert_eq!(events.last().unwrap()["line"], "2: Game over: Player1 wins");
+    assert_eq!(events.last().unwrap()["result"], "1-0");
+}

@@ -94,6 +94,9 @@ pub(crate) struct World {
     inlay: bool,
     grain: f64,
     wooden: bool,
+    veneer: bool,
+    key_border: bool,
+    grooves: u8,
     light_square: Vec3,
     dark_square: Vec3,
     frame: Vec3,
@@ -147,6 +150,9 @@ impl World {
             inlay: scene.board.inlay,
             grain: scene.board.grain,
             wooden: scene.palette == Palette::Wooden,
+            veneer: scene.board.veneer,
+            key_border: scene.board.key_border,
+            grooves: scene.pieces.grooves,
             light_square: rgb_to_linear(colors.light_square),
             dark_square: rgb_to_linear(colors.dark_square),
             frame: rgb_to_linear(colors.frame),
@@ -293,7 +299,7 @@ impl World {
                 let g = if dark { wood(y + shift, x, 0.9, seed) } else { wood(x + shift, y, 0.9, seed) };
                 shade *= 1.0 + self.grain * g;
             }
-            if self.wooden {
+            if self.veneer {
                 // The seam between two veneer squares.
                 let fx = x - x.floor();
                 let fy = y - y.floor();
@@ -306,10 +312,31 @@ impl World {
         if self.inlay && outside < 0.05 {
             return (self.dark_square * 0.55, 11);
         }
+        if self.key_border && (0.04..0.2).contains(&outside) {
+            return (self.key_pattern(x, y, (outside - 0.04) / 0.16), 12);
+        }
         // The frame's grain runs along each side.
         let along_x = (y - 4.0).abs() > (x - 4.0).abs();
         let g = if along_x { wood(x, y, 1.4, self.texture_seed ^ 0xF4A3) } else { wood(y, x, 1.4, self.texture_seed ^ 0xF4A5) };
         (self.frame * (1.0 + self.grain.max(0.06) * 1.3 * g), 10)
+    }
+
+    /// The printed border: a cream band between two dark lines with a meander along it;
+    /// `across` runs 0..1 over the band's width.
+    fn key_pattern(&self, x: f64, y: f64, across: f64) -> Vec3 {
+        let cream = self.light_square * 0.95;
+        let ink = self.dark_square;
+        let along = if (y - 4.0).abs() > (x - 4.0).abs() { x } else { y };
+        let period = (along * 7.0).rem_euclid(1.0);
+        let line = |lo: f64, hi: f64| (lo..hi).contains(&across);
+        let meander = (line(0.3, 0.4) && period < 0.75)
+            || (line(0.6, 0.7) && (0.25..1.0).contains(&period))
+            || (line(0.3, 0.7) && ((0.0..0.08).contains(&period) || (0.67..0.75).contains(&period)));
+        if line(0.0, 0.1) || line(0.9, 1.0) || meander {
+            ink
+        } else {
+            cream
+        }
     }
 
     fn table_albedo(&self, x: f64, y: f64) -> Vec3 {
@@ -358,7 +385,12 @@ impl World {
                 let (albedo, id) = self.board_albedo(p.x, p.y);
                 let (piece_light, occlusion) = self.piece_shadows(p);
                 let shadow = piece_light * self.hand_light(p);
-                let gloss = if self.wooden { (0.12, 30.0) } else { (0.07, 24.0) };
+                let gloss = match (self.wooden, self.veneer) {
+                    (_, true) => (0.12, 30.0),
+                    // The real set's board is glossy printed card.
+                    (true, false) => (0.16, 45.0),
+                    (false, false) => (0.07, 24.0),
+                };
                 (self.light(p, Vec3::UP, view, albedo, gloss, shadow, occlusion, 0.0), id)
             }
             Surface::BoardSide(normal) => {
@@ -398,8 +430,19 @@ impl World {
         let n = (Vec3::UP * (1.0 - 0.8 * rim) + radial * rim).normalized();
         let groove = |at: f64, width: f64, depth: f64| 1.0 - depth * (-((r - at) / width).powi(2)).exp();
         let mut albedo = piece.albedo;
+        let mut n = n;
         if piece.wooden {
-            albedo = albedo * ((1.0 + 0.13 * end_grain(dx, dy, piece.grain_seed)) * groove(0.74, 0.03, 0.3));
+            albedo = albedo * (1.0 + 0.13 * end_grain(dx, dy, piece.grain_seed));
+            // Turned grooves: each darkens and tilts the surface on its two flanks.
+            let count = self.grooves.max(1) as f64;
+            let (width, depth) = (0.22 / (count + 1.0), 0.35);
+            for k in 1..=self.grooves.max(1) {
+                let at = 0.9 * k as f64 / (count + 0.5);
+                let x = (r - at) / width;
+                let profile = (-x * x).exp();
+                albedo = albedo * (1.0 - depth * profile);
+                n = (n + radial * (1.2 * x * profile)).normalized();
+            }
         } else {
             albedo = albedo * (groove(0.68, 0.035, 0.22) * groove(0.38, 0.03, 0.12));
         }

@@ -21,8 +21,9 @@ pub enum Palette {
     /// The seed's: red men and blue kings for Black, yellow men and green kings for White, on a
     /// printed board with beige and brown squares.
     Seed,
-    /// Dark wooden men for Black, light ones for White, kings as two men stacked, on a wooden
-    /// board.
+    /// Dark wooden men for Black, light ones for White, with turned grooves, kings as two men
+    /// stacked; on a glossy printed cream and dark-brown board like the project's real set (see
+    /// `shared/data/photos`), or in some random scenes a veneer board.
     Wooden,
 }
 
@@ -72,15 +73,17 @@ impl Colors {
                 white_man: [242, 212, 58],
                 white_king: [48, 158, 70],
             },
+            // The project's real two-colour set (see the photos in shared/data/photos): a glossy
+            // printed board, cream and dark brown, with light and dark turned men.
             Palette::Wooden => Colors {
-                light_square: [224, 192, 142],
-                dark_square: [128, 80, 46],
-                frame: [104, 62, 36],
-                table: [92, 84, 78],
-                black_man: [58, 34, 22],
-                black_king: [58, 34, 22],
-                white_man: [236, 208, 160],
-                white_king: [236, 208, 160],
+                light_square: [226, 218, 176],
+                dark_square: [60, 40, 34],
+                frame: [142, 100, 68],
+                table: [108, 54, 36],
+                black_man: [74, 56, 50],
+                black_king: [74, 56, 50],
+                white_man: [224, 194, 152],
+                white_king: [224, 194, 152],
             },
         }
     }
@@ -97,6 +100,12 @@ pub struct BoardShape {
     pub inlay: bool,
     /// How strongly the squares show wood grain (0 = printed flat colour).
     pub grain: f64,
+    /// Veneer squares (seams between squares, varnish) rather than a printed board.
+    #[serde(default)]
+    pub veneer: bool,
+    /// A printed key pattern in a cream band round the playing area, as on the real set.
+    #[serde(default)]
+    pub key_border: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -108,6 +117,10 @@ pub struct PieceShape {
     /// Kings are two men stacked (twice as tall, the upper a little off the lower so that two
     /// rims show); otherwise a king is a man in the king colour.
     pub stacked_kings: bool,
+    /// Concentric grooves turned into a wooden man's top (the seed's moulded men have their
+    /// own two rings).
+    #[serde(default)]
+    pub grooves: u8,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -242,8 +255,16 @@ impl Scene {
             height,
             palette,
             colors: Colors::for_palette(palette),
-            board: BoardShape { frame_width: 0.6, thickness: 0.25, inlay: true, grain: if wooden { 0.14 } else { 0.03 } },
-            pieces: PieceShape { radius: 0.38, height: if wooden { 0.16 } else { 0.2 }, stacked_kings: wooden },
+            board: if wooden {
+                BoardShape { frame_width: 0.32, thickness: 0.12, inlay: false, grain: 0.0, veneer: false, key_border: true }
+            } else {
+                BoardShape { frame_width: 0.6, thickness: 0.25, inlay: true, grain: 0.03, veneer: false, key_border: false }
+            },
+            pieces: if wooden {
+                PieceShape { radius: 0.32, height: 0.14, stacked_kings: true, grooves: 4 }
+            } else {
+                PieceShape { radius: 0.38, height: 0.2, stacked_kings: false, grooves: 0 }
+            },
             table: TableLook { kind: TableKind::Wood, grain_scale: 1.0 },
             camera: CameraParams {
                 tilt_deg: 0.0,
@@ -339,6 +360,30 @@ fn vary_color(rng: &mut ChaCha8Rng, rgb: Rgb8, amount: f64) -> Rgb8 {
     })
 }
 
+/// The wooden palette's board and men: mostly the real set's printed board with a key border and
+/// small grooved men, sometimes a veneer board. Its own random stream, so that adding to it
+/// leaves the seed palette's scenes as they were.
+fn wooden_look(scene: &mut Scene, seed: u64) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x00D0_0DE4_0000_0005);
+    let veneer = rng.gen_bool(0.3);
+    if veneer {
+        let colors = &mut scene.colors;
+        colors.light_square = vary_color(&mut rng, [224, 192, 142], 0.06);
+        colors.dark_square = vary_color(&mut rng, [128, 80, 46], 0.06);
+        colors.frame = vary_color(&mut rng, [104, 62, 36], 0.06);
+        scene.board.veneer = true;
+    } else {
+        scene.board.frame_width = rng.gen_range(0.25..0.45);
+        scene.board.thickness = rng.gen_range(0.08..0.2);
+        scene.board.grain = 0.0;
+        scene.board.inlay = false;
+        scene.board.key_border = true;
+    }
+    scene.pieces.radius = rng.gen_range(0.3..0.37);
+    scene.pieces.height = rng.gen_range(0.11..0.17);
+    scene.pieces.grooves = rng.gen_range(3..=5);
+}
+
 /// A random but realistic scene: camera within 30 degrees of vertical, any rotation of the board,
 /// lamp, uneven light, glare, noise, blur and lens distortion within what real webcams and
 /// phones over a table show. The same seed gives the same scene.
@@ -367,12 +412,18 @@ pub fn random_scene(seed: u64, palette: Palette) -> Scene {
         thickness: rng.gen_range(0.12..0.35),
         inlay: rng.gen_bool(0.6),
         grain: if wooden { rng.gen_range(0.08..0.2) } else { rng.gen_range(0.0..0.05) },
+        veneer: false,
+        key_border: false,
     };
     scene.pieces = PieceShape {
         radius: rng.gen_range(0.35..0.42),
         height: if wooden { rng.gen_range(0.12..0.18) } else { rng.gen_range(0.15..0.25) },
         stacked_kings: wooden,
+        grooves: 0,
     };
+    if wooden {
+        wooden_look(&mut scene, seed);
+    }
     scene.table = TableLook {
         kind: if rng.gen_bool(0.65) { TableKind::Wood } else { TableKind::Cloth },
         grain_scale: rng.gen_range(0.6..1.8),

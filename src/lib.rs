@@ -8,3 +8,4 @@ pub mod tracker;
 pub mod vision;
 pub mod publish;
 pub mod pipeline;
+pub mod synth;

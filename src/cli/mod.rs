@@ -5,6 +5,7 @@ mod detect;
 mod pdn;
 mod replay;
 mod perft;
+mod render;
 mod track;
 
 use std::process::ExitCode;
@@ -37,6 +38,8 @@ pub enum Command {
     /// Follow a game from observed board states (JSON lines): validated moves out, as the seed's
     /// referee logic would log them, and the game as PDN.
     Track(track::TrackArgs),
+    /// Draw synthetic camera frames of a position or a whole game (test material for the vision).
+    Render(Box<render::RenderArgs>),
 }
 
 impl Command {
@@ -66,5 +69,6 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Detect(args) => detect::run(args),
         Command::Track(args) => track::run(args),
         Command::Calibrate(args) => calibrate::run(args),
+        Command::Render(args) => render::run(*args),
     }
 }

@@ -15,8 +15,8 @@ use super::hand::{Hand, SKIN_TONES};
 use super::scene::Scene;
 use crate::draughts::fen::{parse_fen, to_fen, FenError};
 use crate::draughts::movegen::Move;
-use crate::draughts::notation::{resolve_move, seen_at, square_number, MoveError, WrittenMove, WrittenSquare};
-use crate::draughts::pdn::{GameRecord, SquareToken};
+use crate::draughts::notation::{resolve_move, seen_at, square_number, MoveError, WrittenMove};
+use crate::draughts::pdn::GameRecord;
 use crate::draughts::{Color, Piece, Position, Rules, Variant};
 
 #[derive(Debug, thiserror::Error)]
@@ -68,17 +68,7 @@ impl GameMoves {
         let mut plies = Vec::new();
         for (ply, recorded) in record.moves.iter().take(max_plies.unwrap_or(usize::MAX)).enumerate() {
             let token = &recorded.token;
-            let written = WrittenMove {
-                squares: token
-                    .squares
-                    .iter()
-                    .map(|s| match *s {
-                        SquareToken::Num(n) => WrittenSquare::Number(n),
-                        SquareToken::Alg { file, rank } => WrittenSquare::Algebraic { file, rank },
-                    })
-                    .collect(),
-                from_file: token.compact_from_file,
-            };
+            let written = WrittenMove::from(token);
             let m = resolve_move(&written, &token.text, &position, &rules)
                 .map_err(|source| RecordingError::BadMove { ply, text: token.text.clone(), source })?;
             position = position.play(&m);

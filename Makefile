@@ -25,10 +25,13 @@ deps:
 build: deps
 	$(CARGO) build --release --locked
 
-# The main job on the bundled sample: replay a recorded tournament game through the engine.
+# The main job on the bundled sample: replay a recorded game (video) into a PDN record and an
+# event log, printing the moves as they are found.
 demo: build
-	$(BIN) pdn check samples/games/acf_sample.pdn
-	$(BIN) pdn show samples/games/acf_sample.pdn --game 1
+	mkdir -p out
+	$(BIN) replay samples/recordings/acf7_seed.mp4 --variant english --palette seed \
+	  --event "boardwatch demo" --pdn out/demo.pdn --log out/demo.jsonl --overwrite
+	@echo "record: out/demo.pdn  events: out/demo.jsonl"
 
 test: deps
 	$(CARGO) test --locked

@@ -8,3 +8,5 @@ pub mod tracker;
 pub mod vision;
 pub mod publish;
 pub mod daemon;
+pub mod pipeline;
+pub mod synth;

@@ -1,5 +1,5 @@
-//! The daemon with vision sources: the ray-traced recording of a real game (from `../shared`,
-//! skipped with a note where it is missing) recorded move by move, checked over SSE and the API;
+//! The daemon with vision sources: the bundled ray-traced recording of a real game
+//! (`samples/recordings/acf7_seed.mp4`) recorded move by move, checked over SSE and the API;
 //! and video files or cameras that are broken or missing, reported while the other boards go on.
 
 mod daemon_common;

@@ -60,7 +60,14 @@ fn tracks_the_sample_and_writes_pdn() {
     let text = std::fs::read_to_string(&pdn).expect("pdn written");
     std::fs::remove_file(&pdn).ok();
     assert!(text.contains("[Result \"1/2-1/2\"]\n[GameType \"23\"]\n"), "{text}");
-    assert!(text.ends_with("\n1. 9-13 22-18 2. 10-14 18x9 1/2-1/2\n\n"), "{text}");
+    // Each move with the time of the observation that completed it as a clock comment.
+    assert!(
+        text.ends_with(
+            "\n1. 9-13 {[%clock 0:00:02.0]} 1... 22-18 {[%clock 0:00:06.0]} 2. 10-14 {[%clock\n\
+             0:00:07.0]} 2... 18x9 {[%clock 0:00:08.0]} 1/2-1/2\n\n"
+        ),
+        "{text}"
+    );
     // The project's reader takes it back, and the moves replay.
     let records = read_games(&text, ReadMode::Strict).expect("valid PDN");
     let game = replay(&records[0], Variant::Pool).expect("legal moves");

@@ -3,8 +3,10 @@
 mod calibrate;
 mod detect;
 mod pdn;
+mod replay;
 mod perft;
 mod run;
+mod render;
 mod track;
 
 use std::process::ExitCode;
@@ -29,6 +31,8 @@ pub enum Command {
     Detect(detect::DetectArgs),
     /// Learn corners, orientation and colours from the start position; write a calibration file.
     Calibrate(calibrate::CalibrateArgs),
+    /// Replay a recorded game from video into a PDN record and an event log.
+    Replay(replay::ReplayArgs),
     /// Read, check and print PDN game records.
     #[command(subcommand)]
     Pdn(pdn::PdnCommand),
@@ -37,6 +41,8 @@ pub enum Command {
     Track(track::TrackArgs),
     /// The daemon: watch the configured boards, record their games, serve them over HTTP.
     Run(run::RunArgs),
+    /// Draw synthetic camera frames of a position or a whole game (test material for the vision).
+    Render(Box<render::RenderArgs>),
 }
 
 impl Command {
@@ -67,9 +73,11 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Perft(args) => perft::run(args),
         Command::Pdn(command) => pdn::run(command),
+        Command::Replay(args) => replay::run(args),
         Command::Detect(args) => detect::run(args),
         Command::Track(args) => track::run(args),
         Command::Calibrate(args) => calibrate::run(args),
         Command::Run(args) => run::run(args),
+        Command::Render(args) => render::run(*args),
     }
 }

@@ -20,9 +20,10 @@ use opencv::prelude::*;
 use super::config::{BoardConfig, SourceConfig};
 use super::source::{BoardSource, Picture, SourceInput, SourceItem};
 use super::supervisor::StopSignal;
-use crate::tracker::{Observation, Reading};
+use crate::draughts::rules::Rules;
+use crate::pipeline::observation_from_view;
 use crate::vision::source::{CameraId, CameraRequest, Frame, SourceSpec};
-use crate::vision::{draw_overlay, BoardView, Calibration, ColourModel, WatchConfig, Watcher};
+use crate::vision::{draw_overlay, Calibration, ColourModel, WatchConfig, Watcher};
 
 /// A live source that delivers nothing for this long has failed (a camera that hangs).
 const STALL_LIMIT: Duration = Duration::from_secs(5);
@@ -61,9 +62,8 @@ pub struct VisionSource {
     realtime: bool,
     calibration: Option<PathBuf>,
     palette: Option<String>,
-    /// Italian and Spanish boards have their playing squares on the other colour: the vision
-    /// reports every board with playing squares at row + col odd, so columns are mirrored back.
-    mirrored_variant: bool,
+    /// The variant's rules: how the view's columns map to the tracker's (mirrored boards).
+    rules: Rules,
     /// Where a calibration learnt from the start position is kept, for the next start.
     learnt_path: PathBuf,
     capture: Option<Capture>,
@@ -108,7 +108,7 @@ impl VisionSource {
             realtime,
             calibration: board.calibration.clone(),
             palette: board.palette.clone(),
-            mirrored_variant: board.variant.rules().mirrored,
+            rules: board.variant.rules(),
             learnt_path: folder.join("learnt-calibration.json"),
             capture: None,
             watcher: None,
@@ -150,20 +150,6 @@ impl VisionSource {
             .spawn(move || capture(spec, live, realtime, skip_through, sender, flag))
             .ok();
         Capture { frames, stop, thread }
-    }
-
-    fn observation(&self, view: &BoardView) -> Observation {
-        let mut obs = Observation::unknown();
-        for row in 0..8 {
-            for col in 0..8 {
-                let from = if self.mirrored_variant { 7 - col } else { col };
-                // The view's order is (. b B w W); the tracker's (. b w B W).
-                let p = view.probs[row][from];
-                obs.squares[row][col] = Reading::Probabilities([p[0], p[1], p[3], p[2], p[4]]);
-            }
-        }
-        obs.t = Some(view.t);
-        obs
     }
 
     fn picture(&self, frame: &Frame, result: &crate::vision::FrameResult) -> Option<Picture> {
@@ -320,7 +306,7 @@ impl VisionSource {
         let input = match &result.view {
             Some(view) if view.stable && self.handed_on != Some(view.grid) => {
                 self.handed_on = Some(view.grid);
-                Some(SourceInput::Observation(Box::new(self.observation(view))))
+                Some(SourceInput::Observation(Box::new(observation_from_view(view, &self.rules))))
             }
             _ => None,
         };

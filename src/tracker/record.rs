@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::draughts::pdn::{write_game, GameResult as PdnResult, WrittenMove};
+use crate::draughts::pdn::{clock_comment_tenths, write_game, GameResult as PdnResult, WrittenMove};
 use crate::draughts::position::Color;
 use crate::draughts::rules::Variant;
 
@@ -117,7 +117,9 @@ fn write_game_pdn(game: &GameRecord, extra_tags: &[(String, String)]) -> String 
         match item {
             RecordItem::Setup { fen } => setup = Some(fen.clone()),
             RecordItem::Move(m) => {
-                moves.push(WrittenMove { text: m.text.clone(), comment: None, setup_before: setup.take() })
+                // The time of the move (video time in a replay) as a PDN clock comment.
+                let comment = m.t.map(clock_comment_tenths);
+                moves.push(WrittenMove { text: m.text.clone(), comment, setup_before: setup.take() })
             }
         }
     }

@@ -271,6 +271,12 @@ impl VideoSource {
         Ok(VideoSource { cap, name, is_file, fps, index: 0, started: Instant::now() })
     }
 
+    /// The number of frames a video file says it has (streams: `None`).
+    pub fn frame_count(&self) -> Option<u64> {
+        let n = self.cap.get(videoio::CAP_PROP_FRAME_COUNT).ok()?;
+        (self.is_file && n.is_finite() && n > 0.0).then_some(n as u64)
+    }
+
     pub fn fps(&self) -> f64 {
         self.fps
     }

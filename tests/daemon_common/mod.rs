@@ -51,14 +51,10 @@ pub fn sample_game(index: usize) -> (Vec<String>, Vec<String>) {
     (lines, moves)
 }
 
-/// The ray-traced recording of a real game in the project's shared data (`../shared`, or the
-/// folder named by `BOARDWATCH_SHARED`); `None`, with a note, where it is missing.
+/// The bundled ray-traced recording of a real game (`samples/recordings`, with its truth file);
+/// `None`, with a note, where it is missing.
 pub fn sample_video() -> Option<PathBuf> {
-    let root = match std::env::var_os("BOARDWATCH_SHARED") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"),
-    };
-    let video = root.join("data/videos/acf7_seed_overhead.mp4");
+    let video = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/recordings/acf7_seed.mp4");
     if video.is_file() {
         Some(video)
     } else {

@@ -1,0 +1,187 @@
+//! `boardwatch replay`: a recorded game from video to PDN, as fast as the machine decodes it.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use boardwatch::draughts::Variant;
+use boardwatch::pipeline::BoardPipeline;
+use boardwatch::publish::{write_atomically, EventLog};
+use boardwatch::tracker::{write_pdn_with_tags, Event, EventKind, KingStyle, Tracker, TrackerConfig};
+use boardwatch::vision::source::VideoSource;
+use boardwatch::vision::{Calibration, ColourModel, FrameSource, WatchConfig, Watcher};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+
+#[derive(Args)]
+pub struct ReplayArgs {
+    /// The recorded video (any format OpenCV's FFmpeg backend reads).
+    video: PathBuf,
+    #[arg(long, default_value = "english")]
+    variant: Variant,
+    /// Colour model: `seed` (red/yellow men, blue/green kings), `wooden`, or a palette file.
+    #[arg(long, default_value = "seed")]
+    palette: String,
+    /// A calibration made by `boardwatch calibrate`; without one the first still start
+    /// position calibrates the session.
+    #[arg(long)]
+    calibration: Option<PathBuf>,
+    /// Whether kings have their own colour (`visible`) or are stacked men (`stacked`);
+    /// by default: visible for palettes with king colours.
+    #[arg(long)]
+    kings: Option<KingStyle>,
+    /// Write the game record here (replaced atomically).
+    #[arg(long)]
+    pdn: Option<PathBuf>,
+    /// Write the tracker's events here, one JSON line each with frame number and video time.
+    #[arg(long)]
+    log: Option<PathBuf>,
+    /// Replace an existing --log file instead of refusing to touch it.
+    #[arg(long)]
+    overwrite: bool,
+    #[arg(long)]
+    event: Option<String>,
+    #[arg(long)]
+    site: Option<String>,
+    #[arg(long)]
+    date: Option<String>,
+    #[arg(long)]
+    round: Option<String>,
+    #[arg(long)]
+    white: Option<String>,
+    #[arg(long)]
+    black: Option<String>,
+    /// Only decode the frames and report the speed (the benchmark's baseline).
+    #[arg(long, hide = true)]
+    decode_only: bool,
+}
+
+/// One line of the replay's event log.
+#[derive(Serialize, serde::Deserialize)]
+struct LoggedEvent {
+    frame: u64,
+    video_time: f64,
+    #[serde(flatten)]
+    event: Event,
+}
+
+fn game_tags(args: &ReplayArgs) -> Vec<(String, String)> {
+    [("Event", &args.event), ("Site", &args.site), ("Date", &args.date), ("Round", &args.round), ("White", &args.white), ("Black", &args.black)]
+        .into_iter()
+        .filter_map(|(name, value)| value.as_ref().map(|v| (name.to_string(), v.clone())))
+        .collect()
+}
+
+fn open_log(path: &Path, overwrite: bool) -> anyhow::Result<EventLog> {
+    if path.exists() {
+        if !overwrite {
+            bail!("--log {}: the file exists; choose another name or pass --overwrite", path.display());
+        }
+        std::fs::remove_file(path).with_context(|| format!("--log {}", path.display()))?;
+    }
+    let (log, _) = EventLog::open::<serde_json::Value>(path)?;
+    Ok(log)
+}
+
+fn progress_bar(frames: Option<u64>) -> Option<ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = frames.map_or_else(ProgressBar::new_spinner, ProgressBar::new);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} frames {per_sec} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    Some(bar)
+}
+
+pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
+    let mut source = VideoSource::open_file(&args.video).with_context(|| format!("{}", args.video.display()))?;
+    let total = source.frame_count();
+    if args.decode_only {
+        return decode_only(&mut source, total);
+    }
+    let watcher = match &args.calibration {
+        Some(path) => {
+            let cal = Calibration::load(path).with_context(|| format!("--calibration {}", path.display()))?;
+            Watcher::with_calibration(&cal, WatchConfig::default())?
+        }
+        None => {
+            let palette = ColourModel::named(&args.palette).context("--palette")?;
+            Watcher::new(palette, WatchConfig::default())?
+        }
+    };
+    let kings = args.kings.unwrap_or(if watcher.palette().dark_king.is_some() { KingStyle::Visible } else { KingStyle::Stacked });
+    let tracker = Tracker::new(TrackerConfig::new(args.variant, kings));
+    let mut pipeline = BoardPipeline::new(watcher, tracker);
+    let mut log = args.log.as_ref().map(|p| open_log(p, args.overwrite)).transpose()?;
+    let tags = game_tags(&args);
+
+    let bar = progress_bar(total);
+    let clock = Instant::now();
+    let mut last_report = Instant::now();
+    let (mut frames, mut moves) = (0u64, 0usize);
+    while let Some(frame) = source.next_frame().with_context(|| format!("{}", args.video.display()))? {
+        frames += 1;
+        let step = pipeline.process(&frame.image, frame.t).with_context(|| format!("{} frame {}", args.video.display(), frame.index))?;
+        for event in step.events {
+            if event.kind == EventKind::Move {
+                moves += 1;
+                let line = format!("{:>7.2}s  {}  {}", frame.t, event.line, event.mv.as_deref().unwrap_or(""));
+                match &bar {
+                    Some(bar) => bar.println(line),
+                    None => println!("{line}"),
+                }
+            } else if matches!(event.kind, EventKind::Error | EventKind::Uncertain) {
+                tracing::info!(frame = frame.index, t = frame.t, "{}", event.line);
+            }
+            if let Some(log) = log.as_mut() {
+                log.append(&LoggedEvent { frame: frame.index, video_time: frame.t, event })?;
+            }
+            if let Some(path) = &args.pdn {
+                // After every event: a record that is never more than one move behind.
+                write_atomically(path, write_pdn_with_tags(&pipeline.tracker.games(), &tags).as_bytes())?;
+            }
+        }
+        match &bar {
+            Some(bar) => {
+                bar.set_position(frames);
+                bar.set_message(format!("{moves} moves"));
+            }
+            None if last_report.elapsed() > Duration::from_secs(5) => {
+                last_report = Instant::now();
+                eprintln!("{frames} frames, {moves} moves, {:.0} frames/s", frames as f64 / clock.elapsed().as_secs_f64());
+            }
+            None => {}
+        }
+    }
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    let seconds = clock.elapsed().as_secs_f64();
+    let games = pipeline.tracker.games();
+    let pdn = write_pdn_with_tags(&games, &tags);
+    if let Some(path) = &args.pdn {
+        write_atomically(path, pdn.as_bytes())?;
+    }
+    println!("\n{pdn}");
+    eprintln!("{frames} frames in {seconds:.1} s ({:.0} frames/s), {moves} moves", frames as f64 / seconds.max(1e-9));
+    if frames == 0 {
+        bail!("{}: no frame could be decoded", args.video.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn decode_only(source: &mut VideoSource, total: Option<u64>) -> anyhow::Result<ExitCode> {
+    let clock = Instant::now();
+    let mut frames = 0u64;
+    while source.next_frame()?.is_some() {
+        frames += 1;
+    }
+    let seconds = clock.elapsed().as_secs_f64();
+    println!("decoded {frames} frames (file says {}) in {seconds:.2} s: {:.0} frames/s", total.map_or("?".into(), |t| t.to_string()), frames as f64 / seconds.max(1e-9));
+    Ok(ExitCode::SUCCESS)
+}

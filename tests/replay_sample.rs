@@ -1,0 +1,70 @@
+//! The bundled recording replays to exactly its true moves: the PDN that `boardwatch replay`
+//! writes, read back through the rules engine, passes through every true position.
+
+mod common;
+
+use std::process::Command;
+
+use boardwatch::draughts::fen::parse_fen;
+use boardwatch::draughts::game::replay;
+use boardwatch::draughts::pdn::{read_games, parse_clock, ReadMode};
+use boardwatch::draughts::Variant;
+
+#[test]
+fn the_sample_recording_replays_to_its_true_moves() {
+    let video = common::repo_file("samples/recordings/acf7_seed.mp4");
+    let truth: serde_json::Value =
+        serde_json::from_str(&common::load_lossy(&common::repo_file("samples/recordings/acf7_seed.truth.json"))).unwrap();
+    let dir = std::env::temp_dir().join(format!("bw-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (pdn_path, log_path) = (dir.join("game.pdn"), dir.join("events.jsonl"));
+    let output = Command::new(env!("CARGO_BIN_EXE_boardwatch"))
+        .args(["replay", video.to_str().unwrap(), "--variant", "english", "--palette", "seed", "--white", "Yellow"])
+        .arg("--pdn")
+        .arg(&pdn_path)
+        .arg("--log")
+        .arg(&log_path)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+
+    let rules = Variant::English.rules();
+    let text = std::fs::read_to_string(&pdn_path).unwrap();
+    let records = read_games(&text, ReadMode::Strict).unwrap();
+    assert_eq!(records.len(), 1, "{text}");
+    assert_eq!(records[0].tag("White"), Some("Yellow"));
+    let game = replay(&records[0], Variant::Pool).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let plies = truth["plies"].as_array().unwrap();
+    assert_eq!(game.plies.len(), plies.len(), "{text}");
+    for (i, (ply, true_ply)) in game.plies.iter().zip(plies).enumerate() {
+        let expected = parse_fen(true_ply["fen_after"].as_str().unwrap(), &rules).unwrap();
+        assert_eq!(ply.after, expected, "ply {} {} (true {})", i + 1, ply.text, true_ply["pdn"]);
+    }
+    // Each move carries its video time, in order.
+    let times: Vec<f64> = records[0].moves.iter().map(|m| m.comments_after.iter().find_map(|c| parse_clock(c)).expect("clock")).collect();
+    assert!(times.windows(2).all(|w| w[0] < w[1]), "{times:?}");
+
+    // One event per line, each with its frame number and video time.
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    let events: Vec<serde_json::Value> = log.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let moves: Vec<&serde_json::Value> = events.iter().filter(|e| e["kind"] == "move").collect();
+    assert_eq!(moves.len(), plies.len());
+    assert!(events.iter().all(|e| e["frame"].is_u64() && e["video_time"].is_f64()));
+    assert_eq!(events[0]["line"], "1: Init Ready");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_missing_or_corrupt_video_is_a_clear_error() {
+    let dir = std::env::temp_dir().join(format!("bw-replay-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let corrupt = dir.join("corrupt.mp4");
+    std::fs::write(&corrupt, b"this is not a video at all").unwrap();
+    for (path, says) in [(dir.join("missing.mp4"), "missing.mp4"), (corrupt, "corrupt.mp4")] {
+        let output = Command::new(env!("CARGO_BIN_EXE_boardwatch")).arg("replay").arg(&path).output().unwrap();
+        assert!(!output.status.success());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(says) && !stderr.contains("panicked"), "{stderr}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

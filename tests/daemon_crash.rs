@@ -50,6 +50,7 @@ source = { kind = "observations", path = "game.jsonl", pace_ms = 8 }
             let pdn_http = daemon.get_text("/boards/t/game.pdn");
             let pdn_disk = std::fs::read_to_string(dir.join("state/t/game.pdn")).unwrap();
             assert_eq!(pdn_http, pdn_disk);
+            assert_eq!(daemon_common::pdn_moves(&pdn_http), expected);
             let history = daemon.get_json("/boards/t/events");
             check_against_history(&seen, history.as_array().unwrap(), &expected, seed);
             daemon.kill();

@@ -61,7 +61,7 @@ source = {{ kind = "video", path = "{}", realtime = false }}
     let recorded: Vec<String> = serde_json::from_value(state["game"]["moves"].clone()).unwrap();
     assert_eq!(recorded, expected);
     let pdn = daemon.get_text("/boards/seed/game.pdn");
-    assert!(pdn.contains(&format!("1. {} {}", expected[0], expected[1])), "{pdn}");
+    assert_eq!(daemon_common::pdn_moves(&pdn), expected);
     let frame = daemon_common::client().get(daemon.url("/boards/seed/frame.jpg")).send().unwrap();
     assert_eq!(frame.status().as_u16(), 200);
     assert!(frame.bytes().unwrap().starts_with(&[0xff, 0xd8]), "the camera view with the overlay, as JPEG");
@@ -120,7 +120,7 @@ source = { kind = "observations", path = "game.jsonl", pace_ms = 5 }
 }
 
 #[test]
-#[ignore = "corpus: the recording played three times with SIGKILLs in between (~30 s); `make corpus`"]
+#[ignore = "slow (~15 s): the recording played in four runs with SIGKILLs in between; `make corpus` runs it"]
 fn the_recording_survives_sigkills_and_is_recorded_exactly_once() {
     let Some(video) = sample_video() else { return };
     let truth: Value =

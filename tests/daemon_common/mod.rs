@@ -264,6 +264,14 @@ pub fn write_config(dir: &Path, boards: &str) -> PathBuf {
     path
 }
 
+/// The moves of the first game of a PDN text, read back with the project's reader and replayed
+/// by the rules engine (so the record is checked to be legal, not only to contain the texts).
+pub fn pdn_moves(text: &str) -> Vec<String> {
+    let records = read_games(text, ReadMode::Strict).unwrap_or_else(|e| panic!("not PDN: {e}\n{text}"));
+    let game = replay(&records[0], Variant::English).unwrap_or_else(|e| panic!("does not replay: {e}\n{text}"));
+    game.plies.into_iter().map(|p| p.text).collect()
+}
+
 /// The move texts of a list of events (kind `move`), in order.
 pub fn moves_of(events: &[Value]) -> Vec<String> {
     events.iter().filter(|e| e["kind"] == "move").map(|e| e["move"].as_str().unwrap().to_string()).collect()

@@ -78,6 +78,11 @@ fn find(app: &AppState, id: &str) -> Result<Arc<Board>, Response> {
 }
 
 /// `after=N` from a query string.
+/// The board named in the path and the `?after=N` of the query (0 when absent).
+fn board_and_after(app: &AppState, id: &str, query: Option<&str>) -> Result<(Arc<Board>, u64), Response> {
+    Ok((find(app, id)?, after_param(query)?.unwrap_or(0)))
+}
+
 fn after_param(query: Option<&str>) -> Result<Option<u64>, Response> {
     let Some(query) = query else { return Ok(None) };
     for pair in query.split('&') {
@@ -162,12 +167,8 @@ async fn frame(State(app): App, Path(id): Path<String>) -> Response {
 
 /// The board's published events after `?after=N` (all by default), as a JSON array.
 async fn board_events(State(app): App, Path(id): Path<String>, RawQuery(query): RawQuery) -> Response {
-    let board = match find(&app, &id) {
-        Ok(b) => b,
-        Err(r) => return r,
-    };
-    let after = match after_param(query.as_deref()) {
-        Ok(a) => a.unwrap_or(0),
+    let (board, after) = match board_and_after(&app, &id, query.as_deref()) {
+        Ok(found) => found,
         Err(r) => return r,
     };
     let events = board.events_after(after);
@@ -301,12 +302,8 @@ async fn board_event_socket(
     RawQuery(query): RawQuery,
     upgrade: WebSocketUpgrade,
 ) -> Response {
-    let board = match find(&app, &id) {
-        Ok(b) => b,
-        Err(r) => return r,
-    };
-    let after = match after_param(query.as_deref()) {
-        Ok(a) => a.unwrap_or(0),
+    let (board, after) = match board_and_after(&app, &id, query.as_deref()) {
+        Ok(found) => found,
         Err(r) => return r,
     };
     let events = one_board_events(board, after, &app.hub);

@@ -7,14 +7,13 @@ mod daemon_common;
 use std::os::unix::net::UnixDatagram;
 use std::time::Duration;
 
-use daemon_common::{moves_of, sample_game, temp_dir, write_config, Daemon, SseClient, TOKEN};
+use daemon_common::{moves_of, write_sample_game, temp_dir, write_config, Daemon, SseClient, TOKEN};
 use serde_json::Value;
 
 /// Game 2 of the sample through an observation source; a second board whose camera is missing.
 fn game_setup(name: &str, pace_ms: u32, follow: bool) -> (std::path::PathBuf, Vec<String>) {
     let dir = temp_dir(name);
-    let (lines, moves) = sample_game(1);
-    std::fs::write(dir.join("game.jsonl"), lines.join("\n") + "\n").unwrap();
+    let moves = write_sample_game(&dir, 1);
     let config = write_config(
         &dir,
         &format!(
@@ -232,8 +231,7 @@ fn a_bad_configuration_is_refused_naming_the_key() {
 #[test]
 fn a_missing_source_file_and_a_corrupt_log_are_reported_and_the_other_boards_go_on() {
     let dir = temp_dir("bad-sources");
-    let (lines, expected) = sample_game(0);
-    std::fs::write(dir.join("game.jsonl"), lines.join("\n") + "\n").unwrap();
+    let expected = write_sample_game(&dir, 0);
     // A log damaged in the middle (not a torn last line, which is normal after a crash).
     std::fs::create_dir_all(dir.join("state/broken")).unwrap();
     std::fs::write(dir.join("state/broken/events.jsonl"), "{\"at\":1}\nnot json\n{}\n").unwrap();

@@ -7,15 +7,14 @@ mod daemon_common;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use daemon_common::{moves_of, sample_game, temp_dir, write_config, Daemon, SseClient};
+use daemon_common::{moves_of, write_sample_game, temp_dir, write_config, Daemon, SseClient};
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
 
 #[test]
 fn sigkill_at_random_moments_loses_and_repeats_nothing() {
     let dir = temp_dir("crash");
-    let (lines, expected) = sample_game(0);
-    std::fs::write(dir.join("game.jsonl"), lines.join("\n") + "\n").unwrap();
+    let expected = write_sample_game(&dir, 0);
     let config = write_config(
         &dir,
         r#"

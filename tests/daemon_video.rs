@@ -6,7 +6,7 @@ mod daemon_common;
 
 use std::time::Duration;
 
-use daemon_common::{moves_of, sample_game, sample_video, temp_dir, write_config, Daemon, SseClient};
+use daemon_common::{moves_of, write_sample_game, sample_video, temp_dir, write_config, Daemon, SseClient};
 use serde_json::Value;
 
 /// A move as the tracker writes it: intermediate squares of a capture only where two captures
@@ -74,8 +74,7 @@ fn broken_videos_and_missing_cameras_are_reported_and_the_other_boards_go_on() {
     // Not a video: bytes of no container format.
     let noise: Vec<u8> = (0..200_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
     std::fs::write(dir.join("corrupt.mp4"), noise).unwrap();
-    let (lines, expected) = sample_game(0);
-    std::fs::write(dir.join("game.jsonl"), lines.join("\n") + "\n").unwrap();
+    let expected = write_sample_game(&dir, 0);
     let config = write_config(
         &dir,
         r#"

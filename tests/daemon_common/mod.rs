@@ -28,6 +28,13 @@ pub fn temp_dir(name: &str) -> PathBuf {
 /// Game `index` of the bundled ACF sample (English) as observation lines: for every move the
 /// board with the moving piece lifted, then the board after the move; and the moves as the
 /// tracker writes them.
+/// Writes sample game `index` as observations to `dir/game.jsonl`; returns its moves.
+pub fn write_sample_game(dir: &Path, index: usize) -> Vec<String> {
+    let (lines, moves) = sample_game(index);
+    std::fs::write(dir.join("game.jsonl"), lines.join("\n") + "\n").unwrap();
+    moves
+}
+
 pub fn sample_game(index: usize) -> (Vec<String>, Vec<String>) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/games/acf_sample.pdn");
     let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();

@@ -1,0 +1,253 @@
+//! The vision pipeline on frames from the synthetic renderer: random viewpoints (tilt up to 30
+//! degrees, any rotation), lamps, glare, noise, blur and lens distortion, both piece sets.
+//!
+//! Per scene, as a session goes: the start position is rendered and calibrates the session
+//! (board found, colours learnt); then positions from random legal games are rendered in the
+//! same scene with fresh sensor noise and read with that calibration. Every square of every
+//! frame must read as the truth says, in board coordinates (so the orientation must be right too).
+//! The same frames are also read with the palette alone, in image coordinates, and reported.
+//!
+//! The quick test runs a few scenes at every `cargo test`; the ignored one renders thousands of
+//! frames (`make corpus`, or `cargo test --release --test vision_rendered -- --ignored --nocapture`;
+//! `BOARDWATCH_RENDERED_SCENES` sets the number of scenes).
+
+use boardwatch::draughts::movegen::legal_moves;
+use boardwatch::draughts::{Position, Variant};
+use boardwatch::synth::{random_scene, render_frame, FrameTruth, Palette, RgbImage};
+use boardwatch::vision::source::decode_raw;
+use boardwatch::vision::*;
+use opencv::core::Mat;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn to_mat(image: &RgbImage) -> Mat {
+    decode_raw(image.as_raw(), nokhwa::utils::FrameFormat::RAWRGB, image.width() as i32, image.height() as i32).unwrap()
+}
+
+/// A position from a random legal English game of up to 90 plies (kings appear in the longer
+/// ones).
+fn random_position(rng: &mut ChaCha8Rng) -> Position {
+    let rules = Variant::English.rules();
+    let mut pos = Position::start(&rules);
+    let plies = rng.gen_range(0..=90);
+    for _ in 0..plies {
+        let legal = legal_moves(&pos, &rules);
+        let Some(m) = legal.choose(rng).copied() else { break };
+        pos = pos.play(&m);
+    }
+    pos
+}
+
+/// What a reading should say, row 0 at Black's edge: kings read as men when the palette does not
+/// tell them apart (stacked wooden kings look like men from above).
+fn expected_rows(truth: &FrameTruth, kings_distinct: bool) -> Vec<String> {
+    truth.grid.iter().map(|row| if kings_distinct { row.clone() } else { row.to_lowercase() }).collect()
+}
+
+/// The truth turned into the rectified image's grid (row 0 at the top of the detected corners'
+/// first edge), for readings without an orientation. `None` when the detected corners are not
+/// the true ones (each within half a square).
+fn expected_image_rows(truth: &FrameTruth, corners: &[[f32; 2]; 4], kings_distinct: bool) -> Option<Vec<String>> {
+    let side = ((truth.corners[0][0] - truth.corners[2][0]).hypot(truth.corners[0][1] - truth.corners[2][1])) / 8.0 / 2f64.sqrt();
+    for (found, real) in corners.iter().zip(&truth.corners) {
+        if (found[0] as f64 - real[0]).hypot(found[1] as f64 - real[1]) > side / 2.0 {
+            return None;
+        }
+    }
+    let expected = expected_rows(truth, kings_distinct);
+    let [tl, tr, _, bl] = truth.corner_board;
+    let mut rows = Vec::new();
+    for r in 0..8 {
+        let mut row = String::new();
+        for c in 0..8 {
+            let (u, v) = ((c as f64 + 0.5) / 8.0, (r as f64 + 0.5) / 8.0);
+            let x = tl[0] + u * (tr[0] - tl[0]) + v * (bl[0] - tl[0]);
+            let y = tl[1] + u * (tr[1] - tl[1]) + v * (bl[1] - tl[1]);
+            row.push(expected[y as usize].as_bytes()[x as usize] as char);
+        }
+        rows.push(row);
+    }
+    Some(rows)
+}
+
+#[derive(Default, Debug)]
+struct Tally {
+    scenes: usize,
+    scenes_calibrated: usize,
+    frames: usize,
+    /// Calibrated readings: frames whose 64 squares all match, and squares that do not.
+    frames_right: usize,
+    squares_wrong: usize,
+    /// Palette alone: frames located, frames whose 64 squares all match, squares that do not.
+    palette_located: usize,
+    palette_frames_right: usize,
+    palette_squares_wrong: usize,
+    failures: Vec<String>,
+}
+
+impl Tally {
+    fn add(&mut self, o: Tally) {
+        self.scenes += o.scenes;
+        self.scenes_calibrated += o.scenes_calibrated;
+        self.frames += o.frames;
+        self.frames_right += o.frames_right;
+        self.squares_wrong += o.squares_wrong;
+        self.palette_located += o.palette_located;
+        self.palette_frames_right += o.palette_frames_right;
+        self.palette_squares_wrong += o.palette_squares_wrong;
+        self.failures.extend(o.failures);
+    }
+
+    fn summary(&self, palette: Palette) -> String {
+        format!(
+            "{}: {} scenes ({} calibrated), {} frames: calibrated {} right, {} squares wrong of {}; palette alone {} located, {} right, {} squares wrong",
+            palette.name(),
+            self.scenes,
+            self.scenes_calibrated,
+            self.frames,
+            self.frames_right,
+            self.squares_wrong,
+            self.frames * 64,
+            self.palette_located,
+            self.palette_frames_right,
+            self.palette_squares_wrong
+        )
+    }
+}
+
+fn differences(read: &[String], truth: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in 0..8 {
+        for c in 0..8 {
+            let (a, b) = (read[r].as_bytes()[c] as char, truth[r].as_bytes()[c] as char);
+            if a != b {
+                out.push(format!("({r},{c}) read {a} is {b}"));
+            }
+        }
+    }
+    out
+}
+
+/// One session: calibrate on the start position, then read `frames` random positions.
+fn run_scene(palette: Palette, scene_seed: u64, frames: usize, size: Option<(u32, u32)>) -> Tally {
+    let mut tally = Tally { scenes: 1, frames, ..Tally::default() };
+    let mut scene = random_scene(scene_seed, palette);
+    if let Some((w, h)) = size {
+        scene.width = w;
+        scene.height = h;
+    }
+    let base = ColourModel::named(palette.name()).unwrap();
+    let kings_distinct = base.distinct_kings();
+    let start = Position::start(&Variant::English.rules()).to_grid();
+    let (image, _) = render_frame(&scene, &start, None, scene_seed.wrapping_mul(7919)).unwrap();
+    let calibration = match Calibration::from_image(&to_mat(&image), &base, None, "rendered start") {
+        Ok((cal, _)) => Some(cal),
+        Err(e) => {
+            tally.failures.push(format!("{} scene {scene_seed}: not calibrated: {e}", palette.name()));
+            None
+        }
+    };
+    tally.scenes_calibrated = calibration.is_some() as usize;
+    let mut rng = ChaCha8Rng::seed_from_u64(scene_seed ^ 0x5eed);
+    for k in 0..frames {
+        let grid = random_position(&mut rng).to_grid();
+        let (image, truth) = render_frame(&scene, &grid, None, rng.gen()).unwrap();
+        let frame = to_mat(&image);
+        let what = format!("{} scene {scene_seed} frame {k}", palette.name());
+        if let Some(cal) = &calibration {
+            match detect_calibrated(&frame, cal) {
+                Ok(d) => {
+                    let view = to_board_coordinates(&d.reading, &cal.frame(), true, 0.0);
+                    let wrong = differences(&view.rows(), &expected_rows(&truth, kings_distinct));
+                    tally.squares_wrong += wrong.len();
+                    if wrong.is_empty() {
+                        tally.frames_right += 1;
+                    } else {
+                        tally.failures.push(format!("{what}: {}", wrong.join(", ")));
+                    }
+                }
+                Err(e) => {
+                    tally.squares_wrong += 64;
+                    tally.failures.push(format!("{what}: {e}"));
+                }
+            }
+        }
+        if let Ok(d) = detect(&frame, None, &base) {
+            match expected_image_rows(&truth, &d.corners, kings_distinct) {
+                Some(expected) => {
+                    tally.palette_located += 1;
+                    let wrong = differences(&d.grid, &expected).len();
+                    tally.palette_squares_wrong += wrong;
+                    tally.palette_frames_right += (wrong == 0) as usize;
+                }
+                None => tally.palette_squares_wrong += 64,
+            }
+        } else {
+            tally.palette_squares_wrong += 64;
+        }
+    }
+    tally
+}
+
+/// Scenes `seeds` of one palette, on two threads.
+fn run_scenes(palette: Palette, seeds: std::ops::Range<u64>, frames: usize, size: Option<(u32, u32)>) -> Tally {
+    let seeds: Vec<u64> = seeds.collect();
+    let halves: Vec<Vec<u64>> = vec![seeds.iter().copied().step_by(2).collect(), seeds.iter().copied().skip(1).step_by(2).collect()];
+    let mut total = Tally::default();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = halves
+            .into_iter()
+            .map(|part| {
+                s.spawn(move || {
+                    let mut t = Tally::default();
+                    for seed in part {
+                        t.add(run_scene(palette, seed, frames, size));
+                    }
+                    t
+                })
+            })
+            .collect();
+        for h in handles {
+            total.add(h.join().unwrap());
+        }
+    });
+    total
+}
+
+fn check(palette: Palette, tally: &Tally, max_wrong_frames: usize) {
+    eprintln!("{}", tally.summary(palette));
+    for f in tally.failures.iter().take(30) {
+        eprintln!("  {f}");
+    }
+    let wrong_frames = tally.frames - tally.frames_right;
+    assert!(
+        wrong_frames <= max_wrong_frames,
+        "{}\n{}",
+        tally.summary(palette),
+        tally.failures.iter().take(30).cloned().collect::<Vec<_>>().join("\n")
+    );
+}
+
+/// A few scenes at a small size, so this stays quick in debug builds.
+#[test]
+fn rendered_sessions_read_right() {
+    for palette in [Palette::Seed, Palette::Wooden] {
+        let tally = run_scenes(palette, 1000..1004, 3, Some((640, 480)));
+        check(palette, &tally, 0);
+    }
+}
+
+/// Thousands of frames at the scenes' own sizes (1280x720 or 960x720).
+#[test]
+#[ignore = "slow: renders thousands of frames; run by make corpus"]
+fn rendered_sessions_read_right_thousands() {
+    let scenes: u64 = std::env::var("BOARDWATCH_RENDERED_SCENES").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
+    let tallies: Vec<(Palette, Tally)> = [Palette::Seed, Palette::Wooden].into_iter().map(|p| (p, run_scenes(p, 0..scenes, 12, None))).collect();
+    for (palette, tally) in &tallies {
+        eprintln!("{}", tally.summary(*palette));
+    }
+    for (palette, tally) in &tallies {
+        check(*palette, tally, 0);
+    }
+}

@@ -3,7 +3,7 @@
 //! ```text
 //! cargo run --release --example vision_eval -- photos [--data DIR] [--calib Image_013] [--palette P] [--overlays DIR] [--no-lean]
 //! cargo run --release --example vision_eval -- video  [--video FILE] [--palette seed] [--no-calibrate] [--verbose]
-//! cargo run --release --example vision_eval -- fit-seed [--video FILE] [--out models/seed.json] [--train even|all]
+//! cargo run --release --example vision_eval -- fit-seed [--video FILE] [--out models/seed.json] [--train even|all] [--rendered SCENES]
 //! ```
 //! `photos`: the 25 b3nny01-checkersvision photos, labels from tests/data (display
 //! frame), palette-only and calibrated on one start-position photo.
@@ -332,6 +332,40 @@ fn video(args: &[String]) -> R<()> {
     Ok(())
 }
 
+/// Scene seeds of the renderer used for fitting; the tests' scenes are below.
+const RENDERED_TRAINING_SEEDS: u64 = 1_000_000;
+
+/// Labelled squares from `scenes` random renderer scenes (the start and four positions from
+/// random games each), found and read as a session would. Returns the frames used.
+fn add_rendered_samples(template: &ColourModel, scenes: u64, samples: &mut Vec<(SquareFeatures, bool, SquareClass)>) -> R<usize> {
+    use boardwatch::draughts::Variant;
+    use boardwatch::synth::{random_position, random_scene, render_frame, Palette};
+    let mut used = 0;
+    for k in 0..scenes {
+        let seed = RENDERED_TRAINING_SEEDS + k;
+        let scene = random_scene(seed, Palette::Seed);
+        for j in 0..5u64 {
+            let grid = random_position(Variant::English, if j == 0 { 0 } else { 90 }, seed * 31 + j).to_grid();
+            let (image, truth) = render_frame(&scene, &grid, None, seed * 17 + j)?;
+            let frame = source::decode_raw(image.as_raw(), nokhwa::utils::FrameFormat::RAWRGB, image.width() as i32, image.height() as i32)?;
+            let Ok(l) = locate_board(&frame, None) else { continue };
+            let Some(seen) = truth.grid_as_seen(&l.corners) else { continue };
+            let rect = rectify(&frame, &l)?;
+            let lean = CameraPose::from_location(&l).map(|p| p.lean(template.piece_height as f64));
+            let bf = board_features_with(&rect, lean.as_ref())?;
+            for r in 0..8 {
+                for c in 0..8 {
+                    let dark = ((r + c) % 2 == 0) == bf.top_left_dark;
+                    let letter = seen[r].as_bytes()[c] as char;
+                    samples.push((bf.squares[r][c], dark, SquareClass::from_letter(letter).ok_or("bad truth letter")?));
+                }
+            }
+            used += 1;
+        }
+    }
+    Ok(used)
+}
+
 fn fit_seed(args: &[String]) -> R<()> {
     let path = PathBuf::from(opt(args, "--video").unwrap_or(format!("{SHARED}/videos/acf7_seed_overhead.mp4")));
     let out = opt(args, "--out").unwrap_or("models/seed.json".into());
@@ -371,14 +405,21 @@ fn fit_seed(args: &[String]) -> R<()> {
         }
         used += 1;
     }
+    let video_squares = samples.len();
+    let rendered_scenes: u64 = opt(args, "--rendered").and_then(|n| n.parse().ok()).unwrap_or(0);
+    let rendered_frames = add_rendered_samples(&template, rendered_scenes, &mut samples)?;
     let mut m = ColourModel::fit(&template, &samples)?;
     m.description = format!(
         "Seed palette: red men / blue kings = Black (b/B), yellow men / green kings = White (w/W), cream and taupe board. \
-         Fitted with `cargo run --release --example vision_eval -- fit-seed` on {} still frames ({}) of the ray-traced \
-         recording acf7_seed_overhead.mp4 ({} labelled squares). Colours are white-balanced against the board's light squares (top_a, top_b).",
+         Fitted with `cargo run --release --example vision_eval -- fit-seed --rendered {rendered_scenes}` on {} still frames ({}) of the ray-traced \
+         recording acf7_seed_overhead.mp4 ({} labelled squares) and {} frames of {} random scenes of the project's renderer \
+         (scene seeds from {RENDERED_TRAINING_SEEDS}; tests use others) ({} squares). Colours are white-balanced against the board's light squares (top_a, top_b).",
         used,
         if train_all { "all plies" } else { "start and even plies; odd plies held out" },
-        samples.len()
+        video_squares,
+        rendered_frames,
+        rendered_scenes,
+        samples.len() - video_squares
     );
     std::fs::write(&out, m.to_json() + "\n")?;
     println!("wrote {out} from {used} frames, {} squares", samples.len());

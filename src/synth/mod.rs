@@ -41,6 +41,22 @@ use math::rgb_to_linear;
 use texture::{hash_unit, mix64};
 use truth::Cells;
 
+/// A position of a random legal game of up to `max_plies` plies (kings appear in the longer
+/// ones), drawn from `seed`: positions a reader meets, unlike random placements.
+pub fn random_position(variant: crate::draughts::Variant, max_plies: usize, seed: u64) -> crate::draughts::Position {
+    use rand::seq::SliceRandom;
+    use rand::{Rng, SeedableRng};
+    let rules = variant.rules();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut position = crate::draughts::Position::start(&rules);
+    for _ in 0..rng.gen_range(0..=max_plies) {
+        let legal = crate::draughts::movegen::legal_moves(&position, &rules);
+        let Some(m) = legal.choose(&mut rng) else { break };
+        position = position.play(m);
+    }
+    position
+}
+
 /// Renders `grid` (8 rows of `.bBwW`, row 0 at Black's edge) in `scene`, with `hand` over the
 /// board if given; `seed` draws the sensor noise (the scene's own seed fixes its textures).
 pub fn render_frame(scene: &Scene, grid: &[String; 8], hand: Option<&Hand>, seed: u64) -> Result<(RgbImage, FrameTruth), SynthError> {

@@ -101,6 +101,31 @@ impl FrameTruth {
     pub fn square_center(&self, row: u8, col: u8) -> [f64; 2] {
         self.board_to_image(col as f64 + 0.5, row as f64 + 0.5)
     }
+
+    /// The position as a reader sees it in a board image straightened from `corners` (pixels,
+    /// top-left, top-right, bottom-right, bottom-left as found by a reader): row 0 along the
+    /// first edge, `grid`'s letters, unturned. `None` unless every corner lies within half a
+    /// square of the true one (the reader found another quadrilateral).
+    pub fn grid_as_seen(&self, corners: &[[f32; 2]; 4]) -> Option<[String; 8]> {
+        let diagonal = (self.corners[0][0] - self.corners[2][0]).hypot(self.corners[0][1] - self.corners[2][1]);
+        let half_square = diagonal / 8.0 / 2f64.sqrt() / 2.0;
+        for (found, real) in corners.iter().zip(&self.corners) {
+            if (found[0] as f64 - real[0]).hypot(found[1] as f64 - real[1]) > half_square {
+                return None;
+            }
+        }
+        let [top_left, top_right, _, bottom_left] = self.corner_board;
+        let mut rows: [String; 8] = Default::default();
+        for (r, row) in rows.iter_mut().enumerate() {
+            for c in 0..8 {
+                let (u, v) = ((c as f64 + 0.5) / 8.0, (r as f64 + 0.5) / 8.0);
+                let x = top_left[0] + u * (top_right[0] - top_left[0]) + v * (bottom_left[0] - top_left[0]);
+                let y = top_left[1] + u * (top_right[1] - top_left[1]) + v * (bottom_left[1] - top_left[1]);
+                row.push(self.grid[y as usize].as_bytes()[x as usize] as char);
+            }
+        }
+        Some(rows)
+    }
 }
 
 /// Reads a grid of 8 rows of 8 characters `.`, `b`, `B`, `w`, `W`.

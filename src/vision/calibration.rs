@@ -11,10 +11,10 @@ use opencv::core::Mat;
 use opencv::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::classify::{board_features_with, classify_features, BoardFeatures};
+use super::classify::{board_features_with, BoardFeatures};
 use super::locate::{locate_board, BoardLocation};
 use super::palette::ColourModel;
-use super::rectify::{rectify, start_position_side, BoardFrame, CameraPose};
+use super::rectify::{rectify, BoardFrame, CameraPose};
 use super::source::{Frame, FrameSource};
 use super::watch::{FrameResult, WatchConfig, Watcher};
 use super::{Result, Side, VisionError};
@@ -47,11 +47,8 @@ pub struct Calibration {
 impl Calibration {
     /// Learn from the features of a rectified start position.
     pub fn from_features(features: &BoardFeatures, loc: &BoardLocation, base: &ColourModel, source: &str) -> Result<Calibration> {
-        // Only a start position has known classes on every square.
-        let reading = classify_features(features, base);
-        if start_position_side(&reading).is_none() {
-            return Err(VisionError::Calibration("the board does not show the start position".into()));
-        }
+        // Only a start position has known classes on every square; `calibrate`
+        // checks that the board shows one.
         let (palette, white_home) = base.calibrate(features)?;
         let created_unix = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
         Ok(Calibration {

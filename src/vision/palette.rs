@@ -381,9 +381,15 @@ impl ColourModel {
     /// The photo must show a start position: 12 men on the dark squares of the
     /// three rows (or columns) at each end, the two middle ones empty. Which side
     /// is which is read from the photo itself (the lighter group is White), and
-    /// returned. The result is this model moved towards the photo's colours.
+    /// returned. The result is this model moved to the photo's colours.
+    ///
+    /// Whether the photo is a start position is checked on the photo itself,
+    /// not with this model's reading: under a new lamp or camera the palette may
+    /// not know the session's colours yet (that is why we calibrate). The model
+    /// learnt from the supposed start must read every square of the photo as the
+    /// start position says, with margin; a board one move away from the start,
+    /// or mid-game, mixes classes within a group and fails that test.
     pub fn calibrate(&self, bf: &BoardFeatures) -> Result<(ColourModel, Side)> {
-        let dark = |r: usize, c: usize| ((r + c) % 2 == 0) == bf.top_left_dark;
         let mut best: Option<(f32, Side, Vec<(usize, usize, SquareClass)>)> = None;
         for side in [Side::Top, Side::Bottom, Side::Left, Side::Right] {
             let labels = start_position(side, bf.top_left_dark);
@@ -397,36 +403,44 @@ impl ColourModel {
             }
         }
         let (sep, side, labels) = best.ok_or_else(|| VisionError::Calibration("no arrangement".into()))?;
-        // Every square must agree with the start position reasonably well under
-        // the current model, otherwise this is not a start position (or not this
-        // set) and calibrating on it would poison the model.
         if sep < 0.3 {
             return Err(VisionError::Calibration(format!("not a start position (light/dark separation {sep:.2})")));
         }
-        let mut disagree = 0;
-        for l in &labels {
-            let rd = self.read(&bf.squares[l.0][l.1], true);
-            let p = match l.2 {
-                SquareClass::Empty => rd.probs[0],
-                SquareClass::DarkMan => rd.probs[1] + rd.probs[3],
-                _ => rd.probs[2] + rd.probs[4],
-            };
-            if p < 0.05 {
-                disagree += 1;
-            }
-        }
-        if disagree > 4 {
-            return Err(VisionError::Calibration(format!("{disagree} squares contradict a start position")));
-        }
-        let sel = |cls: SquareClass| -> Vec<Vec<f32>> {
-            labels.iter().filter(|l| l.2 == cls).map(|l| self.select(&bf.squares[l.0][l.1])).collect()
+        // Twice: first from every square, then without the squares that model
+        // could not explain (a glare spot, a piece knocked off its square), so
+        // that one odd square does not drag a class's colours.
+        let first = self.learn_start(bf, &labels, &[])?;
+        let odd = first.contradictions(bf, &labels);
+        let (m, still_odd) = if odd.is_empty() {
+            (first, odd)
+        } else {
+            let skip: Vec<(usize, usize)> = odd.iter().map(|o| (o.0, o.1)).collect();
+            let second = self.learn_start(bf, &labels, &skip)?;
+            let left = second.contradictions(bf, &labels);
+            (second, left)
         };
-        let light: Vec<Vec<f32>> =
-            (0..8).flat_map(|r| (0..8).map(move |c| (r, c))).filter(|&(r, c)| !dark(r, c)).map(|(r, c)| self.select(&bf.squares[r][c])).collect();
+        if still_odd.len() > CALIB_MAX_ODD {
+            let list: Vec<String> = still_odd.iter().map(|(r, c, letter, p)| format!("({r},{c}) reads {letter} {p:.2}")).collect();
+            return Err(VisionError::Calibration(format!("not a start position: {} (image grid) against the start", list.join(", "))));
+        }
+        Ok((m, side))
+    }
+
+    /// This model moved to the colours of a start position (`labels`: its dark
+    /// squares), leaving out the squares `skip`.
+    fn learn_start(&self, bf: &BoardFeatures, labels: &[(usize, usize, SquareClass)], skip: &[(usize, usize)]) -> Result<ColourModel> {
+        let dark = |r: usize, c: usize| ((r + c) % 2 == 0) == bf.top_left_dark;
+        let kept = |r: usize, c: usize| !skip.contains(&(r, c));
+        let sel = |cls: SquareClass| -> Vec<Vec<f32>> {
+            labels.iter().filter(|l| l.2 == cls && kept(l.0, l.1)).map(|l| self.select(&bf.squares[l.0][l.1])).collect()
+        };
+        let light: Vec<Vec<f32>> = (0..8)
+            .flat_map(|r| (0..8).map(move |c| (r, c)))
+            .filter(|&(r, c)| !dark(r, c) && kept(r, c))
+            .map(|(r, c)| self.select(&bf.squares[r][c]))
+            .collect();
         let mut m = self.clone();
         m.name = format!("{} (calibrated)", self.name);
-        // Prior weights: the empty/man models move to the photo; covariances
-        // stay mostly the palette's (8-12 samples cannot estimate 6x6).
         m.empty_dark = self.empty_dark.shrunk(&sel(SquareClass::Empty), CALIB_N0)?;
         m.dark_man = self.dark_man.shrunk(&sel(SquareClass::DarkMan), CALIB_N0)?;
         m.light_man = self.light_man.shrunk(&sel(SquareClass::LightMan), CALIB_N0)?;
@@ -444,12 +458,41 @@ impl ColourModel {
         };
         m.dark_king = shift(&self.dark_man, &m.dark_man, &self.dark_king)?;
         m.light_king = shift(&self.light_man, &m.light_man, &self.light_king)?;
-        Ok((m, side))
+        Ok(m)
+    }
+
+    /// Squares of a start position (`labels`: its dark squares) this model does
+    /// not read as the start says: (row, col, letter read, its probability).
+    fn contradictions(&self, bf: &BoardFeatures, labels: &[(usize, usize, SquareClass)]) -> Vec<(usize, usize, char, f32)> {
+        let dark = |r: usize, c: usize| ((r + c) % 2 == 0) == bf.top_left_dark;
+        let mut out = Vec::new();
+        for r in 0..8 {
+            for c in 0..8 {
+                let want = labels.iter().find(|l| l.0 == r && l.1 == c).map_or(SquareClass::Empty, |l| l.2);
+                let rd = self.read(&bf.squares[r][c], dark(r, c));
+                let p = match want {
+                    SquareClass::Empty => rd.probs[0],
+                    SquareClass::DarkMan => rd.probs[1] + rd.probs[3],
+                    _ => rd.probs[2] + rd.probs[4],
+                };
+                if p < CALIB_MIN_AGREEMENT {
+                    out.push((r, c, rd.class.letter(), rd.confidence));
+                }
+            }
+        }
+        out
     }
 }
 
+/// A start position may have a square or two the camera cannot see well (glare,
+/// a piece off its square); more is another position.
+const CALIB_MAX_ODD: usize = 2;
+
+/// How sure the learnt model must be of every square of a start position.
+const CALIB_MIN_AGREEMENT: f32 = 0.8;
+
 /// Weight (in squares) of the palette when calibrating.
-const CALIB_N0: f32 = 12.0;
+const CALIB_N0: f32 = 2.0;
 
 /// Dark squares of a start position with White's home on `white`:
 /// (row, col, class).

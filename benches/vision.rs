@@ -76,7 +76,7 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
         assert!(r.view.is_some() && !r.relocated && r.read);
         t += 1.0 / 30.0;
     });
-    report("per frame, read: Watcher::process (kept homography)", per_frame);
+    report("per frame, squares read (kept homography)", per_frame);
     // The default: a still board that has not changed keeps its reading.
     let mut watcher = Watcher::with_calibration(&cal, WatchConfig::default())?;
     let mut t = 0.0;
@@ -85,7 +85,7 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
         t += 1.0 / 30.0;
     });
     println!("  ({} of 301 still frames read)", watcher.frames_read());
-    report("per frame, still board: reading kept", still);
+    report("per frame, still board (reading kept)", still);
 
     let lean = CameraPose::from_location(&loc).map(|p| p.lean(palette.piece_height as f64));
     let rect = rectify(&frame, &loc)?;

@@ -17,6 +17,8 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
+use super::overlay_video::OverlayVideo;
+
 #[derive(Args)]
 pub struct ReplayArgs {
     /// The recorded video (any format OpenCV's FFmpeg backend reads).
@@ -55,6 +57,11 @@ pub struct ReplayArgs {
     white: Option<String>,
     #[arg(long)]
     black: Option<String>,
+    /// Also write what was seen as a video (board crop, grid, each square's reading, status),
+    /// 720x752 px at the recording's frame rate: Motion-JPEG for `.avi`, MPEG-4 otherwise.
+    /// Encoding slows the replay down.
+    #[arg(long, value_name = "OUT")]
+    overlay_video: Option<PathBuf>,
     /// Only decode the frames and report the speed (the benchmark's baseline).
     #[arg(long, hide = true)]
     decode_only: bool,
@@ -109,6 +116,7 @@ fn progress_bar(frames: Option<u64>) -> Option<ProgressBar> {
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let mut source = VideoSource::open_file(&args.video).with_context(|| format!("{}", args.video.display()))?;
     let total = source.frame_count();
+    let fps = source.fps();
     if args.decode_only {
         return decode_only(&mut source, total);
     }
@@ -128,6 +136,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let mut pipeline = BoardPipeline::new(watcher, tracker);
     let mut log = args.log.as_ref().map(|p| open_log(p, args.overwrite)).transpose()?;
     let tags = game_tags(&args);
+    let mut overlay = args.overlay_video.as_deref().map(|p| OverlayVideo::create(p, fps)).transpose()?;
 
     // The vision work on this thread alone (OpenCV's own pool would compete with decoding
     // for the cores), so that its CPU time is the whole cost of the pipeline.
@@ -154,6 +163,9 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         let Some(frame) = item.with_context(|| format!("{}", args.video.display()))? else { break };
         frames += 1;
         let step = pipeline.process(&frame.image, frame.t).with_context(|| format!("{} frame {}", args.video.display(), frame.index))?;
+        if let Some(overlay) = overlay.as_mut() {
+            overlay.write(&frame.image, &step.frame)?;
+        }
         for event in step.events {
             if event.kind == EventKind::Move {
                 moves += 1;
@@ -187,6 +199,9 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     }
     if decoder.join().is_err() {
         bail!("{}: the decoding thread failed", args.video.display());
+    }
+    if let Some(overlay) = overlay {
+        overlay.finish()?;
     }
     if let Some(bar) = &bar {
         bar.finish_and_clear();

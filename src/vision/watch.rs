@@ -149,6 +149,12 @@ struct Facts {
 /// Frame times are multiples of 1/fps: a little tolerance in comparisons.
 const EPS: f64 = 1e-6;
 
+/// How much of the pipeline a frame needs. Reading is skipped only where it
+/// cannot change what is handed on: a moving frame is a hand whatever its
+/// reading, and a still board whose picture matches the read one (no cell off
+/// by more than the motion threshold) is taken to read the same. That guess is
+/// checked: the reading handed on first in a still period is always a fresh
+/// one, and a kept reading is read again after `reread_after_secs`.
 fn plan(f: &Facts, config: &WatchConfig) -> Work {
     if config.read_every_frame {
         return Work::Read;

@@ -68,3 +68,57 @@ fn a_missing_or_corrupt_video_is_a_clear_error() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_overlay_video_is_written_and_readable() {
+    use boardwatch::vision::source::VideoSource;
+    use boardwatch::vision::FrameSource;
+    use opencv::prelude::*;
+    use opencv::{core, videoio};
+
+    let dir = std::env::temp_dir().join(format!("bw-replay-overlay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A short clip: the sample's first two seconds (the start position, then the first hand).
+    let (clip, frames) = (dir.join("clip.avi"), 30);
+    let mut source = VideoSource::open_file(&common::repo_file("samples/recordings/acf7_seed.mp4")).unwrap();
+    let mut writer = None;
+    for _ in 0..frames {
+        let frame = source.next_frame().unwrap().unwrap();
+        let w = writer.get_or_insert_with(|| {
+            let fourcc = videoio::VideoWriter::fourcc('M', 'J', 'P', 'G').unwrap();
+            videoio::VideoWriter::new_with_backend(clip.to_str().unwrap(), videoio::CAP_FFMPEG, fourcc, source.fps(), frame.image.size().unwrap(), true).unwrap()
+        });
+        w.write(&frame.image).unwrap();
+    }
+    writer.unwrap().release().unwrap();
+
+    let out = dir.join("overlay.mp4");
+    let output = Command::new(env!("CARGO_BIN_EXE_boardwatch")).arg("replay").arg(&clip).arg("--overlay-video").arg(&out).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    // One overlay frame per input frame, all of one size, showing a picture (not blank).
+    let mut overlay = VideoSource::open_file(&out).unwrap();
+    let mut n = 0;
+    let mut size = None;
+    while let Some(frame) = overlay.next_frame().unwrap() {
+        n += 1;
+        let s = frame.image.size().unwrap();
+        assert_eq!(*size.get_or_insert(s), s);
+        let mean = core::mean_def(&frame.image).unwrap();
+        assert!(mean[0] + mean[1] + mean[2] > 3.0 * 40.0, "frame {}: mean {mean:?}", frame.index);
+    }
+    assert_eq!(n, frames);
+    let size = size.unwrap();
+    assert!(size.width >= 320 && size.height >= 320, "{size:?}");
+
+    // A folder that does not exist: a clear error naming the option, before any work.
+    let output = Command::new(env!("CARGO_BIN_EXE_boardwatch"))
+        .arg("replay")
+        .arg(&clip)
+        .arg("--overlay-video")
+        .arg(dir.join("no-such-folder/overlay.mp4"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success() && stderr.contains("--overlay-video") && !stderr.contains("panicked"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -135,6 +135,45 @@ fn a_board_in_perspective_is_found_tracked_and_read() {
 }
 
 #[test]
+fn the_watcher_reads_a_still_board_once_skips_motion_and_reads_changes() {
+    let still = frame_from(&drawn_board(&START, false), VIEW);
+    let hand = frame_from(&drawn_board(&START, true), VIEW);
+    let moved = frame_from(&drawn_board(&AFTER_11_15, false), VIEW);
+    let palette = drawn_palette(&still, &locate_board(&still, None).unwrap());
+    let cfg = WatchConfig { auto_calibrate: false, ..Default::default() };
+    let mut lazy = Watcher::new(palette.clone(), cfg).unwrap();
+    let mut every = Watcher::new(palette, WatchConfig { read_every_frame: true, ..cfg }).unwrap();
+    let fps = 15.0;
+    let frames: Vec<&Mat> = [(&still, 10), (&hand, 6), (&moved, 10)].into_iter().flat_map(|(f, n)| std::iter::repeat(f).take(n)).collect();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for (i, f) in frames.iter().enumerate() {
+        let t = i as f64 / fps;
+        a.push(lazy.process(f, t).unwrap());
+        b.push(every.process(f, t).unwrap());
+    }
+    // Same verdicts and the same positions handed on as reading every frame.
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert_eq!((x.stability.stable, x.stability.hand), (y.stability.stable, y.stability.hand), "frame {i}");
+        let handed = |r: &FrameResult| r.view.as_ref().filter(|v| v.stable).map(|v| v.rows());
+        assert_eq!(handed(x), handed(y), "frame {i}");
+    }
+    assert!(b.iter().all(|r| r.read) && every.frames_read() == frames.len() as u64);
+    // The still start: read on the first frame, that reading kept, read again
+    // once the still time is over and handed on from that fresh reading.
+    let handed_at = a.iter().position(|r| r.stability.stable).unwrap();
+    assert!(a[0].read && a[1..handed_at].iter().all(|r| !r.read && r.reading.is_some()));
+    assert!(a[handed_at].read, "the reading handed on is a fresh one");
+    assert!(a[handed_at + 1..10].iter().all(|r| !r.read && r.stability.stable));
+    // The hand: its first frame moves and is not read; once it rests, it is read (foreign squares).
+    assert!(!a[10].read && a[10].reading.is_none() && a[10].stability.hand);
+    assert!(a[11].read && !a[11].stability.unknown_squares.is_empty());
+    // The move: read again when the board is still, handed on after the still time.
+    assert!(!a[16].read && a[17].read);
+    assert_eq!(a.last().unwrap().view.as_ref().unwrap().rows(), AFTER_11_15);
+    assert!(lazy.frames_read() * 2 < frames.len() as u64, "{} of {} frames read", lazy.frames_read(), frames.len());
+}
+
+#[test]
 fn the_watcher_follows_hands_moves_and_a_moved_camera() {
     let still = frame_from(&drawn_board(&START, false), VIEW);
     let hand = frame_from(&drawn_board(&START, true), VIEW);

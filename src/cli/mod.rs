@@ -2,6 +2,7 @@
 
 mod calibrate;
 mod detect;
+mod overlay_video;
 mod pdn;
 mod replay;
 mod perft;

@@ -3,6 +3,7 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::mpsc::sync_channel;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
@@ -15,6 +16,8 @@ use boardwatch::vision::{Calibration, ColourModel, FrameSource, WatchConfig, Wat
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
+
+use super::overlay_video::OverlayVideo;
 
 #[derive(Args)]
 pub struct ReplayArgs {
@@ -54,10 +57,22 @@ pub struct ReplayArgs {
     white: Option<String>,
     #[arg(long)]
     black: Option<String>,
+    /// Also write what was seen as a video (board crop, grid, each square's reading, status),
+    /// 720x752 px at the recording's frame rate: Motion-JPEG for `.avi`, MPEG-4 otherwise.
+    /// Encoding slows the replay down.
+    #[arg(long, value_name = "OUT")]
+    overlay_video: Option<PathBuf>,
     /// Only decode the frames and report the speed (the benchmark's baseline).
     #[arg(long, hide = true)]
     decode_only: bool,
+    /// Read the squares on every frame, as before frames were skipped (for comparisons).
+    #[arg(long, hide = true)]
+    read_every_frame: bool,
 }
+
+/// Decoded frames waiting for the vision thread: enough to ride out a slow frame
+/// (a full board search), few enough to bound memory (about 2 MB a frame at 960x720).
+const DECODED_QUEUE: usize = 8;
 
 /// One line of the replay's event log.
 #[derive(Serialize, serde::Deserialize)]
@@ -101,17 +116,19 @@ fn progress_bar(frames: Option<u64>) -> Option<ProgressBar> {
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let mut source = VideoSource::open_file(&args.video).with_context(|| format!("{}", args.video.display()))?;
     let total = source.frame_count();
+    let fps = source.fps();
     if args.decode_only {
         return decode_only(&mut source, total);
     }
+    let config = WatchConfig { read_every_frame: args.read_every_frame, ..WatchConfig::default() };
     let watcher = match &args.calibration {
         Some(path) => {
             let cal = Calibration::load(path).with_context(|| format!("--calibration {}", path.display()))?;
-            Watcher::with_calibration(&cal, WatchConfig::default())?
+            Watcher::with_calibration(&cal, config)?
         }
         None => {
             let palette = ColourModel::named(&args.palette).context("--palette")?;
-            Watcher::new(palette, WatchConfig::default())?
+            Watcher::new(palette, config)?
         }
     };
     let kings = args.kings.unwrap_or(if watcher.palette().dark_king.is_some() { KingStyle::Visible } else { KingStyle::Stacked });
@@ -119,14 +136,36 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let mut pipeline = BoardPipeline::new(watcher, tracker);
     let mut log = args.log.as_ref().map(|p| open_log(p, args.overwrite)).transpose()?;
     let tags = game_tags(&args);
+    let mut overlay = args.overlay_video.as_deref().map(|p| OverlayVideo::create(p, fps)).transpose()?;
 
+    // The vision work on this thread alone (OpenCV's own pool would compete with decoding
+    // for the cores), so that its CPU time is the whole cost of the pipeline.
+    opencv::core::set_num_threads(1).context("OpenCV threads")?;
     let bar = progress_bar(total);
+    let (cpu_start, vision_cpu_start) = (process_cpu_secs(), thread_cpu_secs());
     let clock = Instant::now();
     let mut last_report = Instant::now();
     let (mut frames, mut moves) = (0u64, 0usize);
-    while let Some(frame) = source.next_frame().with_context(|| format!("{}", args.video.display()))? {
+    // Decoding on its own thread, so that it and the vision work share the machine's cores.
+    let (sender, decoded) = sync_channel(DECODED_QUEUE);
+    let decoder = std::thread::Builder::new()
+        .name("decode".into())
+        .spawn(move || loop {
+            let item = source.next_frame();
+            let end = !matches!(item, Ok(Some(_)));
+            // A closed channel: the vision thread stopped (an error); so do we.
+            if sender.send(item).is_err() || end {
+                break;
+            }
+        })
+        .context("starting the decoding thread")?;
+    for item in decoded {
+        let Some(frame) = item.with_context(|| format!("{}", args.video.display()))? else { break };
         frames += 1;
         let step = pipeline.process(&frame.image, frame.t).with_context(|| format!("{} frame {}", args.video.display(), frame.index))?;
+        if let Some(overlay) = overlay.as_mut() {
+            overlay.write(&frame.image, &step.frame)?;
+        }
         for event in step.events {
             if event.kind == EventKind::Move {
                 moves += 1;
@@ -158,30 +197,75 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             None => {}
         }
     }
+    if decoder.join().is_err() {
+        bail!("{}: the decoding thread failed", args.video.display());
+    }
+    if let Some(overlay) = overlay {
+        overlay.finish()?;
+    }
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
     let seconds = clock.elapsed().as_secs_f64();
+    let vision_cpu = thread_cpu_secs() - vision_cpu_start;
+    let decode_cpu = (process_cpu_secs() - cpu_start - vision_cpu).max(0.0);
     let games = pipeline.tracker.games();
     let pdn = write_pdn_with_tags(&games, &tags);
     if let Some(path) = &args.pdn {
         write_atomically(path, pdn.as_bytes())?;
     }
     println!("\n{pdn}");
-    eprintln!("{frames} frames in {seconds:.1} s ({:.0} frames/s), {moves} moves", frames as f64 / seconds.max(1e-9));
+    eprintln!(
+        "{frames} frames in {seconds:.1} s ({:.0} frames/s), {moves} moves; squares read on {} frames",
+        frames as f64 / seconds.max(1e-9),
+        pipeline.watcher.frames_read()
+    );
+    if frames > 0 {
+        let per_frame = |cpu: f64| cpu * 1e3 / frames as f64;
+        eprintln!(
+            "CPU time a frame: vision and tracking {:.2} ms, decoding (all other threads) {:.2} ms",
+            per_frame(vision_cpu),
+            per_frame(decode_cpu)
+        );
+    }
     if frames == 0 {
         bail!("{}: no frame could be decoded", args.video.display());
     }
     Ok(ExitCode::SUCCESS)
 }
 
+/// CPU seconds used by the whole process so far (0 if the system cannot tell).
+fn process_cpu_secs() -> f64 {
+    cpu_clock(libc::CLOCK_PROCESS_CPUTIME_ID)
+}
+
+/// CPU seconds used by the calling thread so far (0 if the system cannot tell).
+fn thread_cpu_secs() -> f64 {
+    cpu_clock(libc::CLOCK_THREAD_CPUTIME_ID)
+}
+
+fn cpu_clock(clock: libc::clockid_t) -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime only writes the timespec it is given.
+    if unsafe { libc::clock_gettime(clock, &mut ts) } != 0 {
+        return 0.0;
+    }
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
 fn decode_only(source: &mut VideoSource, total: Option<u64>) -> anyhow::Result<ExitCode> {
+    let cpu_start = process_cpu_secs();
     let clock = Instant::now();
     let mut frames = 0u64;
     while source.next_frame()?.is_some() {
         frames += 1;
     }
     let seconds = clock.elapsed().as_secs_f64();
-    println!("decoded {frames} frames (file says {}) in {seconds:.2} s: {:.0} frames/s", total.map_or("?".into(), |t| t.to_string()), frames as f64 / seconds.max(1e-9));
+    println!(
+        "decoded {frames} frames (file says {}) in {seconds:.2} s: {:.0} frames/s, {:.2} ms CPU a frame",
+        total.map_or("?".into(), |t| t.to_string()),
+        frames as f64 / seconds.max(1e-9),
+        (process_cpu_secs() - cpu_start) * 1e3 / frames.max(1) as f64
+    );
     Ok(ExitCode::SUCCESS)
 }

@@ -137,6 +137,17 @@ fn cell_motion(prev: &[f32], cur: &[f32], threshold: f32) -> (f32, usize) {
     (motion, moving)
 }
 
+/// Motion of one frame against the previous one (see [`StabilityDetector::motion`]).
+#[derive(Debug, Clone)]
+pub struct Motion {
+    /// Largest per-cell mean absolute difference (grey levels).
+    pub motion: f32,
+    /// Cells (ring included) above the motion threshold.
+    pub moving_cells: usize,
+    /// This frame's picture, as cell-sized blocks of grey levels.
+    pub cells: Vec<f32>,
+}
+
 /// Tracks stillness over frames.
 pub struct StabilityDetector {
     config: StabilityConfig,
@@ -162,21 +173,44 @@ impl StabilityDetector {
         self.still_since = None;
     }
 
+    /// Since when the current reading has been still (None: it is not, e.g. a hand).
+    pub fn still_since(&self) -> Option<f64> {
+        self.still_since
+    }
+
     /// Whether a picture shows no motion against the last one fed to `update`
-    /// (true when there is none yet to compare with). Does not change state.
+    /// or `motion` (true when there is none yet to compare with). Does not change state.
     pub fn is_quiet(&self, picture: &Mat) -> bool {
         let (Some(prev), Ok(cur)) = (&self.prev, cell_means(picture)) else { return true };
         cell_motion(prev, &cur, self.config.motion_threshold).1 == 0
     }
 
-    /// Feed one frame: its motion picture (see `motion_picture`) and reading.
-    pub fn update(&mut self, t: f64, picture: &Mat, reading: &BoardReading) -> Result<StabilityReport> {
-        let cur = cell_means(picture)?;
+    /// Whether two pictures (`Motion::cells`) differ anywhere by more than the
+    /// motion threshold: the test for "still the board that was read".
+    pub fn differ(&self, a: &[f32], b: &[f32]) -> bool {
+        a.len() != b.len() || cell_motion(a, b, self.config.motion_threshold).1 > 0
+    }
+
+    /// Compare a frame's motion picture with the previous frame's, and keep it
+    /// as the previous one for the next frame.
+    pub fn motion(&mut self, picture: &Mat) -> Result<Motion> {
+        let cells = cell_means(picture)?;
         let (motion, moving_cells) = match &self.prev {
-            Some(prev) => cell_motion(prev, &cur, self.config.motion_threshold),
+            Some(prev) => cell_motion(prev, &cells, self.config.motion_threshold),
             None => (0.0, 0),
         };
-        self.prev = Some(cur);
+        self.prev = Some(cells.clone());
+        Ok(Motion { motion, moving_cells, cells })
+    }
+
+    /// Feed one frame: its motion picture (see `motion_picture`) and reading.
+    pub fn update(&mut self, t: f64, picture: &Mat, reading: &BoardReading) -> Result<StabilityReport> {
+        let motion = self.motion(picture)?;
+        Ok(self.judge(t, &motion, reading))
+    }
+
+    /// Judge a frame from its motion (see `motion`) and its reading.
+    pub fn judge(&mut self, t: f64, motion: &Motion, reading: &BoardReading) -> StabilityReport {
         let mut unknown_squares = Vec::new();
         for r in 0..8 {
             for c in 0..8 {
@@ -186,7 +220,7 @@ impl StabilityDetector {
                 }
             }
         }
-        let hand = moving_cells > 0 || !unknown_squares.is_empty();
+        let hand = motion.moving_cells > 0 || !unknown_squares.is_empty();
         let grid = reading.grid();
         if hand || self.grid.as_ref() != Some(&grid) {
             self.still_since = if hand { None } else { Some(t) };
@@ -197,13 +231,25 @@ impl StabilityDetector {
         let still_for = self.still_since.map_or(0.0, |s| (t - s).max(0.0));
         // A small tolerance: frame times are multiples of 1/fps.
         let stable = !hand && self.still_since.is_some() && still_for + 1e-6 >= self.config.still_secs;
-        Ok(StabilityReport { motion, moving_cells, unknown_squares, hand, still_for, stable })
+        StabilityReport { motion: motion.motion, moving_cells: motion.moving_cells, unknown_squares, hand, still_for, stable }
+    }
+
+    /// A frame with motion whose squares were not read (see `Watcher`): the same
+    /// verdict `judge` gives any moving frame, whatever its reading: a hand,
+    /// nothing still. The grid seen before is kept; after motion the stillness
+    /// restarts at the first quiet frame either way.
+    pub fn judge_moving(&mut self, motion: &Motion) -> StabilityReport {
+        self.still_since = None;
+        StabilityReport { motion: motion.motion, moving_cells: motion.moving_cells, unknown_squares: vec![], hand: true, still_for: 0.0, stable: false }
     }
 
     /// A frame on which the board could not be read (not found, or covered):
-    /// nothing is stable until it is seen again.
+    /// nothing is stable until it is seen again. The previous picture is kept
+    /// (the location did not change, so the next frame's motion is still
+    /// measured against it; a new location resets it).
     pub fn lost(&mut self) -> StabilityReport {
-        self.reset();
+        self.grid = None;
+        self.still_since = None;
         StabilityReport { motion: 0.0, moving_cells: 0, unknown_squares: vec![], hand: true, still_for: 0.0, stable: false }
     }
 }

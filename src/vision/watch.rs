@@ -452,13 +452,15 @@ impl Watcher {
     /// A still start position: fix the orientation and (self-calibration) learn
     /// the colours. Returns whether the palette changed.
     fn learn_from_start(&mut self, features: &BoardFeatures, reading: &BoardReading, loc: &BoardLocation) -> bool {
-        let Some(side) = start_position_side(reading) else { return false };
-        if self.frame.is_none() {
+        if let (None, Some(side)) = (self.frame, start_position_side(reading)) {
             self.frame = Some(BoardFrame { white_home: side, top_left_dark: reading.top_left_dark });
         }
         if self.calibrated || !self.config.auto_calibrate {
             return false;
         }
+        // Whether this is a start position is decided by the calibration on the
+        // board itself: the palette may misread the session's colours, which is
+        // what calibrating is for.
         match Calibration::from_features(features, loc, &self.palette, &self.source) {
             Ok(cal) => {
                 self.palette = cal.palette.clone();

@@ -248,3 +248,33 @@ fn rendered_sessions_read_right_thousands() {
         check(*palette, tally);
     }
 }
+
+/// Calibration decides on the board itself whether it shows a start position: a board a few
+/// moves in, in the same scene that calibrates, is refused, and says which squares disagree.
+#[test]
+fn calibration_refuses_a_game_in_progress() {
+    let rules = Variant::English.rules();
+    for palette in [Palette::Seed, Palette::Wooden] {
+        let scene = random_scene(1000, palette);
+        let base = ColourModel::named(palette.name()).unwrap();
+        let start = Position::start(&rules);
+        let (image, _) = render_frame(&scene, &start.to_grid(), None, 1).unwrap();
+        assert!(Calibration::from_image(&to_mat(&image), &base, None, "start").is_ok(), "{}: the start calibrates", palette.name());
+        // 11-15 23-19 8-11 22-17: four plies in.
+        let mut position = start;
+        for (from, to) in [((2, 5), (3, 4)), ((5, 4), (4, 5)), ((1, 6), (2, 5)), ((5, 2), (4, 1))] {
+            let piece = position.piece_at(from_rc(from)).unwrap();
+            position.set(from_rc(from), None);
+            position.set(from_rc(to), Some(piece));
+        }
+        let (image, _) = render_frame(&scene, &position.to_grid(), None, 2).unwrap();
+        match Calibration::from_image(&to_mat(&image), &base, None, "game in progress") {
+            Ok(_) => panic!("{}: a game four plies in was taken for the start", palette.name()),
+            Err(e) => assert!(e.to_string().contains("not a start position"), "{e}"),
+        }
+    }
+}
+
+fn from_rc((row, col): (u8, u8)) -> boardwatch::draughts::bitboard::Square {
+    boardwatch::draughts::bitboard::square(row, col)
+}

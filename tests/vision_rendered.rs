@@ -12,8 +12,9 @@
 //! thousands of frames (`make corpus`, or `cargo test --release --test vision_rendered -- --ignored --nocapture`;
 //! `BOARDWATCH_RENDERED_SCENES` sets the number of scenes).
 
+use boardwatch::draughts::bitboard::square;
 use boardwatch::draughts::{Position, Variant};
-use boardwatch::synth::{random_position, random_scene, render_frame, FrameTruth, Palette, RgbImage};
+use boardwatch::synth::{random_position, random_scene, render_frame, Palette, RgbImage};
 use boardwatch::vision::source::decode_raw;
 use boardwatch::vision::*;
 use opencv::core::Mat;
@@ -24,10 +25,10 @@ fn to_mat(image: &RgbImage) -> Mat {
     decode_raw(image.as_raw(), nokhwa::utils::FrameFormat::RAWRGB, image.width() as i32, image.height() as i32).unwrap()
 }
 
-/// What a reading should say, row 0 at Black's edge: kings read as men when the palette does not
+/// What a reading of these true rows should say: kings read as men when the palette does not
 /// tell them apart (stacked wooden kings look like men from above).
-fn expected_rows(truth: &FrameTruth, kings_distinct: bool) -> Vec<String> {
-    truth.grid.iter().map(|row| if kings_distinct { row.clone() } else { row.to_lowercase() }).collect()
+fn as_read(rows: &[String; 8], kings_distinct: bool) -> Vec<String> {
+    rows.iter().map(|row| if kings_distinct { row.clone() } else { row.to_lowercase() }).collect()
 }
 
 #[derive(Default, Debug)]
@@ -126,7 +127,7 @@ fn run_scene(palette: Palette, scene_seed: u64, frames: usize) -> Tally {
             match detect_calibrated(&frame, cal) {
                 Ok(d) => {
                     let view = to_board_coordinates(&d.reading, &cal.frame(), true, 0.0);
-                    let wrong = differences(&view.rows(), &expected_rows(&truth, kings_distinct));
+                    let wrong = differences(&view.rows(), &as_read(&truth.grid, kings_distinct));
                     tally.squares_wrong += wrong.len();
                     tally.squares_unknown += wrong.iter().filter(|w| w.contains("read ?")).count();
                     if wrong.is_empty() {
@@ -145,7 +146,7 @@ fn run_scene(palette: Palette, scene_seed: u64, frames: usize) -> Tally {
         if let Ok(d) = detect(&frame, None, &base) {
             match truth.grid_as_seen(&d.corners) {
                 Some(seen) => {
-                    let expected: Vec<String> = seen.iter().map(|row| if kings_distinct { row.clone() } else { row.to_lowercase() }).collect();
+                    let expected = as_read(&seen, kings_distinct);
                     tally.palette_located += 1;
                     let wrong = differences(&d.grid, &expected).len();
                     tally.palette_squares_wrong += wrong;
@@ -263,9 +264,9 @@ fn calibration_refuses_a_game_in_progress() {
         // 11-15 23-19 8-11 22-17: four plies in.
         let mut position = start;
         for (from, to) in [((2, 5), (3, 4)), ((5, 4), (4, 5)), ((1, 6), (2, 5)), ((5, 2), (4, 1))] {
-            let piece = position.piece_at(from_rc(from)).unwrap();
-            position.set(from_rc(from), None);
-            position.set(from_rc(to), Some(piece));
+            let piece = position.piece_at(square(from.0, from.1)).unwrap();
+            position.set(square(from.0, from.1), None);
+            position.set(square(to.0, to.1), Some(piece));
         }
         let (image, _) = render_frame(&scene, &position.to_grid(), None, 2).unwrap();
         match Calibration::from_image(&to_mat(&image), &base, None, "game in progress") {
@@ -273,8 +274,4 @@ fn calibration_refuses_a_game_in_progress() {
             Err(e) => assert!(e.to_string().contains("not a start position"), "{e}"),
         }
     }
-}
-
-fn from_rc((row, col): (u8, u8)) -> boardwatch::draughts::bitboard::Square {
-    boardwatch::draughts::bitboard::square(row, col)
 }

@@ -125,6 +125,13 @@ pub struct BoardFeatures {
     pub contrast: f32,
 }
 
+impl BoardFeatures {
+    /// Whether image-grid square (r, c) is a dark (playing) square.
+    pub fn is_dark(&self, r: usize, c: usize) -> bool {
+        ((r + c) % 2 == 0) == self.top_left_dark
+    }
+}
+
 /// Planes of the rectified image: grey level `l` (full resolution), Lab a*, b*
 /// (OpenCV 8-bit scaling, half resolution, index with `half_idx`) and the
 /// gradient of `l` (per-pixel slope, 3x3 Sobel / 8).
@@ -633,8 +640,7 @@ pub fn classify_features(bf: &BoardFeatures, model: &ColourModel) -> BoardReadin
     let mut squares = [[model.read(&SquareFeatures::default(), true); 8]; 8];
     for r in 0..8 {
         for c in 0..8 {
-            let dark = ((r + c) % 2 == 0) == bf.top_left_dark;
-            squares[r][c] = model.read(&bf.squares[r][c], dark);
+            squares[r][c] = model.read(&bf.squares[r][c], bf.is_dark(r, c));
         }
     }
     BoardReading { squares, top_left_dark: bf.top_left_dark, contrast: bf.contrast }

@@ -429,14 +429,13 @@ impl ColourModel {
     /// This model moved to the colours of a start position (`labels`: its dark
     /// squares), leaving out the squares `skip`.
     fn learn_start(&self, bf: &BoardFeatures, labels: &[(usize, usize, SquareClass)], skip: &[(usize, usize)]) -> Result<ColourModel> {
-        let dark = |r: usize, c: usize| ((r + c) % 2 == 0) == bf.top_left_dark;
         let kept = |r: usize, c: usize| !skip.contains(&(r, c));
         let sel = |cls: SquareClass| -> Vec<Vec<f32>> {
             labels.iter().filter(|l| l.2 == cls && kept(l.0, l.1)).map(|l| self.select(&bf.squares[l.0][l.1])).collect()
         };
         let light: Vec<Vec<f32>> = (0..8)
             .flat_map(|r| (0..8).map(move |c| (r, c)))
-            .filter(|&(r, c)| !dark(r, c) && kept(r, c))
+            .filter(|&(r, c)| !bf.is_dark(r, c) && kept(r, c))
             .map(|(r, c)| self.select(&bf.squares[r][c]))
             .collect();
         let mut m = self.clone();
@@ -464,12 +463,11 @@ impl ColourModel {
     /// Squares of a start position (`labels`: its dark squares) this model does
     /// not read as the start says: (row, col, letter read, its probability).
     fn contradictions(&self, bf: &BoardFeatures, labels: &[(usize, usize, SquareClass)]) -> Vec<(usize, usize, char, f32)> {
-        let dark = |r: usize, c: usize| ((r + c) % 2 == 0) == bf.top_left_dark;
         let mut out = Vec::new();
         for r in 0..8 {
             for c in 0..8 {
                 let want = labels.iter().find(|l| l.0 == r && l.1 == c).map_or(SquareClass::Empty, |l| l.2);
-                let rd = self.read(&bf.squares[r][c], dark(r, c));
+                let rd = self.read(&bf.squares[r][c], bf.is_dark(r, c));
                 let p = match want {
                     SquareClass::Empty => rd.probs[0],
                     SquareClass::DarkMan => rd.probs[1] + rd.probs[3],

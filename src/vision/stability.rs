@@ -178,13 +178,6 @@ impl StabilityDetector {
         self.still_since
     }
 
-    /// Whether a picture shows no motion against the last one fed to `update`
-    /// or `motion` (true when there is none yet to compare with). Does not change state.
-    pub fn is_quiet(&self, picture: &Mat) -> bool {
-        let (Some(prev), Ok(cur)) = (&self.prev, cell_means(picture)) else { return true };
-        cell_motion(prev, &cur, self.config.motion_threshold).1 == 0
-    }
-
     /// Whether two pictures (`Motion::cells`) differ anywhere by more than the
     /// motion threshold: the test for "still the board that was read".
     pub fn differ(&self, a: &[f32], b: &[f32]) -> bool {

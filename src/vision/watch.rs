@@ -11,7 +11,7 @@ use opencv::core::Mat;
 use opencv::prelude::*;
 
 use super::calibration::Calibration;
-use super::classify::{board_features_with, classify_features, BoardFeatures, BoardReading, LeanOffsets, SquareClass};
+use super::classify::{board_features_with, classify_features, BoardFeatures, BoardReading, LeanOffsets};
 use super::locate::{check_location, locate_board, BoardLocation, PatternCheck};
 use super::palette::ColourModel;
 use super::rectify::{rectify, start_position_side, to_board_coordinates, BoardFrame, BoardView, CameraPose};
@@ -390,7 +390,8 @@ impl Watcher {
             // New colours and piece height: the next frame reads the squares afresh.
             None
         } else {
-            let has_unknown = reading.squares.iter().flatten().any(|s| s.p_unknown > self.config.stability.unknown_threshold || s.class == SquareClass::Unknown);
+            // The squares the stability detector found foreign in this very reading.
+            let has_unknown = !stability.unknown_squares.is_empty();
             Some(LastReading { t, cells: motion.cells, reading: reading.clone(), features, has_unknown })
         };
         Ok(FrameResult { t, location: Some(loc), relocated, check: Some(check), reading: Some(reading), read: true, stability, view, calibrated_now })

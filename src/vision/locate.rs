@@ -174,12 +174,17 @@ pub fn locate_board(img: &Mat, previous: Option<&BoardLocation>) -> Result<Board
 
     // 1-3. Candidates from the X-corner lattice (and SB if that looks weak).
     let mut best: Option<(H3, f32, LocateMethod)> = None;
-    let pts = detect_xcorners(&small)?;
-    for lat in fit_lattices(&pts) {
-        if let Some((hb, sc)) = best_extent(&g, &lat) {
-            if best.as_ref().map_or(true, |b| sc > b.1) {
-                best = Some((hb, sc, LocateMethod::XCornerLattice));
+    for &sigma in XCORNER_SIGMAS {
+        let pts = detect_xcorners(&small, sigma)?;
+        for lat in fit_lattices(&pts) {
+            if let Some((hb, sc)) = best_extent(&g, &lat) {
+                if best.as_ref().map_or(true, |b| sc > b.1) {
+                    best = Some((hb, sc, LocateMethod::XCornerLattice));
+                }
             }
+        }
+        if best.as_ref().is_some_and(|b| b.1 >= GOOD_SCORE) {
+            break;
         }
     }
     if best.as_ref().map_or(true, |b| b.1 < GOOD_SCORE) {
@@ -216,6 +221,11 @@ pub fn locate_board(img: &Mat, previous: Option<&BoardLocation>) -> Result<Board
 pub const ACCEPT_SCORE: f32 = 1.2;
 /// Above this the lattice candidate is trusted without running SB.
 const GOOD_SCORE: f32 = 2.0;
+/// Smoothing scales (small-image px) of the X-corner search, tried in turn until a lattice
+/// scores `GOOD_SCORE`. The fine scale finds corners of small or blurred boards; the
+/// coarser ones see through inlay lines between the squares and wood grain, where the
+/// fine scale puts a saddle on each square's own corner instead of one where four meet.
+const XCORNER_SIGMAS: &[f64] = &[1.5, 2.5, 3.5];
 
 // ---------------------------------------------------------------- X-corners
 
@@ -227,11 +237,11 @@ pub(crate) struct XPt {
 }
 
 /// Saddle points of the smoothed image: -det(Hessian), non-max suppressed.
-fn detect_xcorners(small: &Mat) -> Result<Vec<XPt>> {
+fn detect_xcorners(small: &Mat, sigma: f64) -> Result<Vec<XPt>> {
     let mut f = Mat::default();
     small.convert_to(&mut f, core::CV_32F, 1.0 / 255.0, 0.0)?;
     let mut b = Mat::default();
-    imgproc::gaussian_blur(&f, &mut b, Size::new(0, 0), 1.5, 1.5, core::BORDER_REFLECT)?;
+    imgproc::gaussian_blur(&f, &mut b, Size::new(0, 0), sigma, sigma, core::BORDER_REFLECT)?;
     let (mut ixx, mut iyy, mut ixy) = (Mat::default(), Mat::default(), Mat::default());
     imgproc::sobel(&b, &mut ixx, core::CV_32F, 2, 0, 3, 1.0, 0.0, core::BORDER_REFLECT)?;
     imgproc::sobel(&b, &mut iyy, core::CV_32F, 0, 2, 3, 1.0, 0.0, core::BORDER_REFLECT)?;
@@ -738,3 +748,4 @@ pub fn check_location(rect: &Mat) -> Result<PatternCheck> {
     }
     Ok(PatternCheck { contrast: (me - mo).abs(), aligned: ok as f32 / 64.0, top_left_dark: !even_light })
 }
+

@@ -10,7 +10,8 @@
 //!
 //! The quick test runs two scenes per palette at every `cargo test`; the ignored one renders
 //! thousands of frames (`make corpus`, or `cargo test --release --test vision_rendered -- --ignored --nocapture`;
-//! `BOARDWATCH_RENDERED_SCENES` sets the number of scenes).
+//! `BOARDWATCH_RENDERED_SCENES` sets the number of scenes, `BOARDWATCH_RENDERED_PALETTE=seed|wooden`
+//! runs one palette only).
 
 use boardwatch::draughts::bitboard::square;
 use boardwatch::draughts::{Position, Variant};
@@ -238,7 +239,12 @@ fn rendered_sessions_read_right() {
 #[ignore = "slow: renders thousands of frames; run by make corpus"]
 fn rendered_sessions_read_right_thousands() {
     let scenes: u64 = std::env::var("BOARDWATCH_RENDERED_SCENES").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
-    let tallies: Vec<(Palette, Tally)> = [Palette::Seed, Palette::Wooden].into_iter().map(|p| (p, run_scenes(p, 0..scenes, 12))).collect();
+    let only = std::env::var("BOARDWATCH_RENDERED_PALETTE").ok();
+    let tallies: Vec<(Palette, Tally)> = [Palette::Seed, Palette::Wooden]
+        .into_iter()
+        .filter(|p| only.as_deref().map_or(true, |o| o == p.name()))
+        .map(|p| (p, run_scenes(p, 0..scenes, 12)))
+        .collect();
     for (palette, tally) in &tallies {
         eprintln!("{}", tally.summary(*palette));
         for f in tally.failures.iter().take(40) {

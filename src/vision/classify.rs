@@ -66,6 +66,15 @@ pub struct SquareReading {
     pub dark_square: bool,
 }
 
+impl SquareReading {
+    /// Read as `class` after all, with that class's own probability as the
+    /// confidence (see `StabilityDetector::judge`).
+    pub fn keep_as(&mut self, class: SquareClass) {
+        self.class = class;
+        self.confidence = CLASSES.iter().position(|&k| k == class).map_or(0.0, |i| self.probs[i]);
+    }
+}
+
 /// Result of classifying a rectified board.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct BoardReading {

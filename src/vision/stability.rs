@@ -197,13 +197,17 @@ impl StabilityDetector {
     }
 
     /// Feed one frame: its motion picture (see `motion_picture`) and reading.
-    pub fn update(&mut self, t: f64, picture: &Mat, reading: &BoardReading) -> Result<StabilityReport> {
+    pub fn update(&mut self, t: f64, picture: &Mat, reading: &mut BoardReading) -> Result<StabilityReport> {
         let motion = self.motion(picture)?;
         Ok(self.judge(t, &motion, reading))
     }
 
     /// Judge a frame from its motion (see `motion`) and its reading.
-    pub fn judge(&mut self, t: f64, motion: &Motion, reading: &BoardReading) -> StabilityReport {
+    ///
+    /// On a board that has been still since the last reading, one square that
+    /// turns unknown (a borderline square under sensor noise) is no hand: nothing
+    /// moved, so it still shows what it showed, and `reading` gets that class back.
+    pub fn judge(&mut self, t: f64, motion: &Motion, reading: &mut BoardReading) -> StabilityReport {
         let mut unknown_squares = Vec::new();
         for r in 0..8 {
             for c in 0..8 {
@@ -211,6 +215,13 @@ impl StabilityDetector {
                 if s.p_unknown > self.config.unknown_threshold || s.class == SquareClass::Unknown {
                     unknown_squares.push((r, c));
                 }
+            }
+        }
+        if let ([(r, c)], 0, Some(_), Some(held)) = (unknown_squares.as_slice(), motion.moving_cells, self.still_since, &self.grid) {
+            let (r, c) = (*r, *c);
+            if let Some(class) = held[r].chars().nth(c).and_then(SquareClass::from_letter).filter(|&k| k != SquareClass::Unknown) {
+                reading.squares[r][c].keep_as(class);
+                unknown_squares.clear();
             }
         }
         let hand = motion.moving_cells > 0 || !unknown_squares.is_empty();
@@ -244,5 +255,71 @@ impl StabilityDetector {
         self.grid = None;
         self.still_since = None;
         StabilityReport { motion: 0.0, moving_cells: 0, unknown_squares: vec![], hand: true, still_for: 0.0, stable: false }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vision::classify::{SquareReading, CLASSES};
+
+    fn square(class: SquareClass) -> SquareReading {
+        let mut probs = [0.0; 5];
+        if let Some(i) = CLASSES.iter().position(|&k| k == class) {
+            probs[i] = 0.98;
+        }
+        SquareReading { probs, p_unknown: if class == SquareClass::Unknown { 0.9 } else { 0.02 }, class, confidence: 0.98, dark_square: true }
+    }
+
+    /// Empty board with a dark man at (2, 1), and `unknown` squares read `?`.
+    fn reading(unknown: &[(usize, usize)]) -> BoardReading {
+        let mut squares = [[square(SquareClass::Empty); 8]; 8];
+        squares[2][1] = square(SquareClass::DarkMan);
+        for &(r, c) in unknown {
+            squares[r][c] = square(SquareClass::Unknown);
+        }
+        BoardReading { squares, top_left_dark: false, contrast: 100.0 }
+    }
+
+    fn motion(moving_cells: usize) -> Motion {
+        Motion { motion: if moving_cells > 0 { 40.0 } else { 1.0 }, moving_cells, cells: vec![] }
+    }
+
+    fn detector() -> StabilityDetector {
+        StabilityDetector::new(StabilityConfig::default())
+    }
+
+    #[test]
+    fn one_square_flickering_to_unknown_on_a_still_board_keeps_what_it_showed() {
+        let mut d = detector();
+        assert!(!d.judge(0.0, &motion(0), &mut reading(&[])).hand);
+        let mut flicker = reading(&[(2, 1)]);
+        let report = d.judge(0.1, &motion(0), &mut flicker);
+        assert!(!report.hand && report.unknown_squares.is_empty());
+        assert_eq!(flicker.squares[2][1].class, SquareClass::DarkMan);
+        assert_eq!(d.judge(0.2, &motion(0), &mut reading(&[])).still_for, 0.2, "the stillness runs on");
+        let report = d.judge(0.4, &motion(0), &mut reading(&[(2, 1)]));
+        assert!(report.stable, "still for 0.4 s despite the flicker");
+    }
+
+    #[test]
+    fn unknown_squares_after_motion_or_several_at_once_are_still_a_hand() {
+        // Two squares unknown at once: a hand or an object, not noise.
+        let mut d = detector();
+        d.judge(0.0, &motion(0), &mut reading(&[]));
+        let mut two = reading(&[(2, 1), (4, 5)]);
+        assert!(d.judge(0.1, &motion(0), &mut two).hand);
+        assert_eq!(two.squares[2][1].class, SquareClass::Unknown);
+        // Right after motion the square may have changed: nothing to keep.
+        let mut d = detector();
+        d.judge(0.0, &motion(0), &mut reading(&[]));
+        d.judge_moving(&motion(3));
+        let mut after = reading(&[(2, 1)]);
+        assert!(d.judge(0.2, &motion(0), &mut after).hand);
+        assert_eq!(after.squares[2][1].class, SquareClass::Unknown);
+        // A square that was unknown from the start stays unknown.
+        let mut d = detector();
+        assert!(d.judge(0.0, &motion(0), &mut reading(&[(3, 3)])).hand);
+        assert!(d.judge(0.1, &motion(0), &mut reading(&[(3, 3)])).hand);
     }
 }

@@ -370,8 +370,8 @@ impl Watcher {
         }
         let loc = self.location.clone().expect("location set");
         let features = board_features_with(&rect, self.lean.as_ref())?;
-        let reading = classify_features(&features, &self.palette);
-        let stability = self.stability.judge(t, &motion, &reading);
+        let mut reading = classify_features(&features, &self.palette);
+        let stability = self.stability.judge(t, &motion, &mut reading);
         let mut calibrated_now = false;
         if self.frame.is_none() {
             // A start position tells the orientation at once (32 squares agree);
@@ -399,8 +399,8 @@ impl Watcher {
 
     /// A still board that looks as when it was last read: that reading again.
     fn reuse(&mut self, t: f64, motion: &Motion) -> FrameResult {
-        let last = self.last.take().expect("a reading to reuse");
-        let stability = self.stability.judge(t, motion, &last.reading);
+        let mut last = self.last.take().expect("a reading to reuse");
+        let stability = self.stability.judge(t, motion, &mut last.reading);
         let loc = self.location.clone().expect("location set");
         let mut calibrated_now = false;
         if stability.stable && !self.calibrated && self.config.auto_calibrate {

@@ -2,7 +2,9 @@
 //!
 //! A sample photo (samples/photos/Image_013.jpg, ~75 px per square) is placed in a 1280x720
 //! frame. Measured with OpenCV held to one thread:
-//! * full localisation (no previous location): X-corners, lattice, extent, refinement;
+//! * full localisation (no previous location): X-corners, lattice, extent, refinement; and
+//!   on a rendered board with inlay lines and grain, where the X-corners are searched again at
+//!   the coarser scales (the slowest case);
 //! * per-frame work with the cached homography when the board is read: rectify, check of the
 //!   kept location, features and classification, motion picture and stability, mapping to
 //!   board coordinates (`Watcher::process` with `read_every_frame`);
@@ -63,6 +65,18 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
     report("full localisation (no previous location)", time(20, || {
         locate_board(&frame, None).unwrap();
     }));
+    // Rendered wooden scene 12 (1280x720): the fine scale finds no lattice there.
+    let scene = boardwatch::synth::random_scene(12, boardwatch::synth::Palette::Wooden);
+    let start = boardwatch::draughts::Position::start(&boardwatch::draughts::Variant::English.rules()).to_grid();
+    let (image, _) = boardwatch::synth::render_frame(&scene, &start, None, 1)?;
+    let rendered = source::decode_raw(image.as_raw(), nokhwa::utils::FrameFormat::RAWRGB, image.width() as i32, image.height() as i32)?;
+    locate_board(&rendered, None)?;
+    report(
+        &format!("full localisation, rendered board needing the coarse scales ({}x{})", image.width(), image.height()),
+        time(20, || {
+            locate_board(&rendered, None).unwrap();
+        }),
+    );
     report("tracked localisation (previous given, refined)", time(20, || {
         locate_board(&frame, Some(&loc)).unwrap();
     }));
@@ -104,11 +118,11 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
     report("  classification", time(300, || {
         reading = Some(classify_features(&feats, &palette));
     }));
-    let reading = reading.unwrap();
+    let mut reading = reading.unwrap();
     let mut det = StabilityDetector::new(Default::default());
     report("  motion picture + stability", time(300, || {
         let pic = motion_picture(&frame, &loc).unwrap();
-        det.update(0.0, &pic, &reading).unwrap();
+        det.update(0.0, &pic, &mut reading).unwrap();
     }));
     let bf = BoardFrame { white_home: Side::Left, top_left_dark: true };
     report("  board coordinates", time(300, || {

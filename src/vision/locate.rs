@@ -4,7 +4,9 @@
 //! 1. X-corner (saddle point) detection: the determinant of the Hessian is strongly
 //!    negative exactly where four squares meet, whatever the board's rotation.
 //!    Discs sit in the middle of dark squares and hardly ever cover a square's
-//!    corner, wood grain and edges give det ~ 0, discs give det > 0.
+//!    corner, wood grain and edges give det ~ 0, discs give det > 0. When the
+//!    fine scale yields no good lattice (inlay lines between the squares, strong
+//!    grain), the search runs again at coarser scales (`XCORNER_SIGMAS`).
 //! 2. Lattice fitting: seed an affine lattice from a strong corner and two of its
 //!    neighbours, grow it with a projective model (homography lattice -> image) so
 //!    perspective is followed, keep the lattice with most supporting corners.

@@ -101,10 +101,19 @@ impl ClassModel {
         }
         let m: Vec<f32> = (0..d).map(|k| v.iter().map(|x| x[k]).sum::<f32>() / n).collect();
         let mean: Vec<f32> = (0..d).map(|k| (n * m[k] + n0 * self.mean[k]) / (n + n0)).collect();
-        // Only the means move: one photo shows the session's colours, but not
-        // the spread that glare and shadows cause over a whole game, so the
-        // palette's covariances (fitted over many photos) are kept.
-        let cov = self.cov.clone();
+        // The means move to the session. One photo does not show the spread that
+        // glare and shadows cause over a whole game, so the palette's covariances
+        // (fitted over many photos) are kept, except that a feature is widened
+        // (never narrowed) to the session's own spread: men under the board's gloss
+        // in one part of the board and out of it in another differ more than the
+        // palette knew, and a model narrower than its own start cannot read it.
+        let mut cov = self.cov.clone();
+        for k in 0..d {
+            let var = v.iter().map(|x| (x[k] - m[k]) * (x[k] - m[k])).sum::<f32>() / (n - 1.0);
+            if var > cov[k][k] {
+                cov[k][k] = var;
+            }
+        }
         let mut out = ClassModel { mean, cov, n: n + n0, inv: vec![], logdet: 0.0 };
         out.prepare(d)?;
         Ok(out)

@@ -399,7 +399,7 @@ impl ColourModel {
     /// start position says, with margin; a board one move away from the start,
     /// or mid-game, mixes classes within a group and fails that test.
     pub fn calibrate(&self, bf: &BoardFeatures) -> Result<(ColourModel, Side)> {
-        let mut best: Option<(f32, Side, Vec<(usize, usize, SquareClass)>)> = None;
+        let mut best: Option<(f32, f32, Side, Vec<(usize, usize, SquareClass)>)> = None;
         for side in [Side::Top, Side::Bottom, Side::Left, Side::Right] {
             let labels = start_position(side, bf.top_left_dark);
             let mean_level = |cls: SquareClass| {
@@ -407,13 +407,28 @@ impl ColourModel {
                 v.iter().sum::<f32>() / v.len().max(1) as f32
             };
             let sep = mean_level(SquareClass::LightMan) - mean_level(SquareClass::DarkMan).max(mean_level(SquareClass::Empty));
-            if best.as_ref().map_or(true, |b| sep > b.0) {
-                best = Some((sep, side, labels));
+            // Where this model already tells the sides apart (the seed's red against
+            // yellow, even when a bright lamp makes the red men as light as the yellow):
+            // the share of men whose colour it reads as this arrangement says.
+            let men: Vec<_> = labels.iter().filter(|l| l.2 != SquareClass::Empty).collect();
+            let agree = men
+                .iter()
+                .filter(|l| {
+                    let p = self.read(&bf.squares[l.0][l.1], true).probs;
+                    ((p[1] + p[3]) > (p[2] + p[4])) == (l.2 == SquareClass::DarkMan)
+                })
+                .count() as f32
+                / men.len().max(1) as f32;
+            if best.as_ref().map_or(true, |b| sep + agree > b.0 + b.1) {
+                best = Some((sep, agree, side, labels));
             }
         }
-        let (sep, side, labels) = best.ok_or_else(|| VisionError::Calibration("no arrangement".into()))?;
-        if sep < 0.3 {
-            return Err(VisionError::Calibration(format!("not a start position (light/dark separation {sep:.2})")));
+        let (sep, agree, side, labels) = best.ok_or_else(|| VisionError::Calibration("no arrangement".into()))?;
+        if sep < 0.3 && agree < 0.9 {
+            return Err(VisionError::Calibration(format!(
+                "not a start position (light/dark separation {sep:.2}, men of the expected colour {:.0}%)",
+                agree * 100.0
+            )));
         }
         // Twice: first from every square, then without the squares that model
         // could not explain (a glare spot, a piece knocked off its square), so

@@ -69,7 +69,7 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
     let scene = boardwatch::synth::random_scene(12, boardwatch::synth::Palette::Wooden);
     let start = boardwatch::draughts::Position::start(&boardwatch::draughts::Variant::English.rules()).to_grid();
     let (image, _) = boardwatch::synth::render_frame(&scene, &start, None, 1)?;
-    let rendered = source::decode_raw(image.as_raw(), nokhwa::utils::FrameFormat::RAWRGB, image.width() as i32, image.height() as i32)?;
+    let rendered = source::rgb_image_to_mat(&image)?;
     locate_board(&rendered, None)?;
     report(
         &format!("full localisation, rendered board needing the coarse scales ({}x{})", image.width(), image.height()),

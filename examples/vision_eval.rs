@@ -108,7 +108,7 @@ fn photos(args: &[String]) -> R<()> {
                 let bf = board_features_with(&rect, lean.as_ref())?;
                 for r in 0..8 {
                     for c in 0..8 {
-                        let dark = ((r + c) % 2 == 0) == bf.top_left_dark;
+                        let dark = bf.is_dark(r, c);
                         samples.push((bf.squares[r][c], dark, SquareClass::from_letter(g[r][c]).ok_or("label")?));
                     }
                 }
@@ -347,7 +347,7 @@ fn add_rendered_samples(template: &ColourModel, scenes: u64, samples: &mut Vec<(
         for j in 0..5u64 {
             let grid = random_position(Variant::English, if j == 0 { 0 } else { 90 }, seed * 31 + j).to_grid();
             let (image, truth) = render_frame(&scene, &grid, None, seed * 17 + j)?;
-            let frame = source::decode_raw(image.as_raw(), nokhwa::utils::FrameFormat::RAWRGB, image.width() as i32, image.height() as i32)?;
+            let frame = source::rgb_image_to_mat(&image)?;
             let Ok(l) = locate_board(&frame, None) else { continue };
             let Some(seen) = truth.grid_as_seen(&l.corners) else { continue };
             let rect = rectify(&frame, &l)?;
@@ -355,7 +355,7 @@ fn add_rendered_samples(template: &ColourModel, scenes: u64, samples: &mut Vec<(
             let bf = board_features_with(&rect, lean.as_ref())?;
             for r in 0..8 {
                 for c in 0..8 {
-                    let dark = ((r + c) % 2 == 0) == bf.top_left_dark;
+                    let dark = bf.is_dark(r, c);
                     let letter = seen[r].as_bytes()[c] as char;
                     samples.push((bf.squares[r][c], dark, SquareClass::from_letter(letter).ok_or("bad truth letter")?));
                 }
@@ -399,7 +399,7 @@ fn fit_seed(args: &[String]) -> R<()> {
             for c in 0..8 {
                 let (br, bc) = frame.to_board(r, c);
                 let ch = t[br].as_bytes()[bc] as char;
-                let dark = ((r + c) % 2 == 0) == bf.top_left_dark;
+                let dark = bf.is_dark(r, c);
                 samples.push((bf.squares[r][c], dark, SquareClass::from_letter(ch).ok_or("bad truth letter")?));
             }
         }

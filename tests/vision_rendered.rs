@@ -16,14 +16,14 @@
 use boardwatch::draughts::bitboard::square;
 use boardwatch::draughts::{Position, Variant};
 use boardwatch::synth::{random_position, random_scene, render_frame, Palette, RgbImage};
-use boardwatch::vision::source::decode_raw;
+use boardwatch::vision::source::rgb_image_to_mat;
 use boardwatch::vision::*;
 use opencv::core::Mat;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 fn to_mat(image: &RgbImage) -> Mat {
-    decode_raw(image.as_raw(), nokhwa::utils::FrameFormat::RAWRGB, image.width() as i32, image.height() as i32).unwrap()
+    rgb_image_to_mat(image).unwrap()
 }
 
 /// What a reading of these true rows should say: kings read as men when the palette does not

@@ -73,6 +73,15 @@ impl SquareReading {
         self.class = class;
         self.confidence = CLASSES.iter().position(|&k| k == class).map_or(0.0, |i| self.probs[i]);
     }
+
+    /// Probability of a piece of the dark side (`dark`) or the light side, man or king.
+    pub fn p_side(&self, dark: bool) -> f32 {
+        if dark {
+            self.probs[1] + self.probs[3]
+        } else {
+            self.probs[2] + self.probs[4]
+        }
+    }
 }
 
 /// Result of classifying a rectified board.

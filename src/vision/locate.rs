@@ -176,8 +176,10 @@ pub fn locate_board(img: &Mat, previous: Option<&BoardLocation>) -> Result<Board
 
     // 1-3. Candidates from the X-corner lattice (and SB if that looks weak).
     let mut best: Option<(H3, f32, LocateMethod)> = None;
+    let mut small_f = Mat::default();
+    small.convert_to(&mut small_f, core::CV_32F, 1.0 / 255.0, 0.0)?;
     for &sigma in XCORNER_SIGMAS {
-        let pts = detect_xcorners(&small, sigma)?;
+        let pts = detect_xcorners(&small_f, sigma)?;
         for lat in fit_lattices(&pts) {
             if let Some((hb, sc)) = best_extent(&g, &lat) {
                 if best.as_ref().map_or(true, |b| sc > b.1) {
@@ -238,12 +240,11 @@ pub(crate) struct XPt {
     r: f32,
 }
 
-/// Saddle points of the smoothed image: -det(Hessian), non-max suppressed.
-fn detect_xcorners(small: &Mat, sigma: f64) -> Result<Vec<XPt>> {
-    let mut f = Mat::default();
-    small.convert_to(&mut f, core::CV_32F, 1.0 / 255.0, 0.0)?;
+/// Saddle points of the grey image `small_f` (f32, 0..1) smoothed at `sigma`:
+/// -det(Hessian), non-max suppressed.
+fn detect_xcorners(small_f: &Mat, sigma: f64) -> Result<Vec<XPt>> {
     let mut b = Mat::default();
-    imgproc::gaussian_blur(&f, &mut b, Size::new(0, 0), sigma, sigma, core::BORDER_REFLECT)?;
+    imgproc::gaussian_blur(small_f, &mut b, Size::new(0, 0), sigma, sigma, core::BORDER_REFLECT)?;
     let (mut ixx, mut iyy, mut ixy) = (Mat::default(), Mat::default(), Mat::default());
     imgproc::sobel(&b, &mut ixx, core::CV_32F, 2, 0, 3, 1.0, 0.0, core::BORDER_REFLECT)?;
     imgproc::sobel(&b, &mut iyy, core::CV_32F, 0, 2, 3, 1.0, 0.0, core::BORDER_REFLECT)?;
@@ -750,4 +751,3 @@ pub fn check_location(rect: &Mat) -> Result<PatternCheck> {
     }
     Ok(PatternCheck { contrast: (me - mo).abs(), aligned: ok as f32 / 64.0, top_left_dark: !even_light })
 }
-

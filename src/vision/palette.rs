@@ -414,8 +414,8 @@ impl ColourModel {
             let agree = men
                 .iter()
                 .filter(|l| {
-                    let p = self.read(&bf.squares[l.0][l.1], true).probs;
-                    ((p[1] + p[3]) > (p[2] + p[4])) == (l.2 == SquareClass::DarkMan)
+                    let rd = self.read(&bf.squares[l.0][l.1], true);
+                    (rd.p_side(true) > rd.p_side(false)) == (l.2 == SquareClass::DarkMan)
                 })
                 .count() as f32
                 / men.len().max(1) as f32;
@@ -494,8 +494,7 @@ impl ColourModel {
                 let rd = self.read(&bf.squares[r][c], bf.is_dark(r, c));
                 let p = match want {
                     SquareClass::Empty => rd.probs[0],
-                    SquareClass::DarkMan => rd.probs[1] + rd.probs[3],
-                    _ => rd.probs[2] + rd.probs[4],
+                    man => rd.p_side(man == SquareClass::DarkMan),
                 };
                 if p < CALIB_MIN_AGREEMENT {
                     out.push((r, c, rd.class.letter(), rd.confidence));

@@ -407,6 +407,11 @@ impl FrameSource for CameraSource {
     }
 }
 
+/// An RGB picture of the `image` crate (a rendered frame, say) as an OpenCV BGR frame.
+pub fn rgb_image_to_mat(image: &image::RgbImage) -> std::result::Result<Mat, String> {
+    decode_raw(image.as_raw(), nokhwa::utils::FrameFormat::RAWRGB, image.width() as i32, image.height() as i32)
+}
+
 /// Convert one raw camera buffer to BGR.
 pub fn decode_raw(raw: &[u8], format: nokhwa::utils::FrameFormat, w: i32, h: i32) -> std::result::Result<Mat, String> {
     use nokhwa::utils::FrameFormat as F;

@@ -25,9 +25,6 @@ pub fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// Game `index` of the bundled ACF sample (English) as observation lines: for every move the
-/// board with the moving piece lifted, then the board after the move; and the moves as the
-/// tracker writes them.
 /// Writes sample game `index` as observations to `dir/game.jsonl`; returns its moves.
 pub fn write_sample_game(dir: &Path, index: usize) -> Vec<String> {
     let (lines, moves) = sample_game(index);
@@ -35,6 +32,9 @@ pub fn write_sample_game(dir: &Path, index: usize) -> Vec<String> {
     moves
 }
 
+/// Game `index` of the bundled ACF sample (English) as observation lines: for every move the
+/// board with the moving piece lifted, then the board after the move; and the moves as the
+/// tracker writes them.
 pub fn sample_game(index: usize) -> (Vec<String>, Vec<String>) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/games/acf_sample.pdn");
     let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();

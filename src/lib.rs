@@ -10,3 +10,4 @@ pub mod publish;
 pub mod daemon;
 pub mod pipeline;
 pub mod synth;
+pub mod games;

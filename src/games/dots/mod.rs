@@ -1,0 +1,1 @@
+//! Dots (Kropki): rules, enclosures, records and computer players.

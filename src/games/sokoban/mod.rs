@@ -1,0 +1,1 @@
+//! Sokoban: levels, rules, editor and solver.

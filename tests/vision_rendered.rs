@@ -1,4 +1,4 @@
-//! The vision pipeline on frames from the synthetic renderer: random viewpoints (tilt up to 30
+//! The vision pipeline on frames from the synthetic renderer: random viewpoints (tilt up to 35
 //! degrees, any rotation), lamps, glare, noise, blur and lens distortion, both piece sets.
 //!
 //! Per scene, as a session goes: the start position is rendered and calibrates the session
@@ -6,12 +6,19 @@
 //! same scene with fresh sensor noise and read with that calibration, and compared square by
 //! square with the truth in board coordinates (so the orientation must be right too). The same
 //! frames are also read with the palette alone, in image coordinates, and reported. What each
-//! palette must achieve is `bar`.
+//! palette must achieve is `bar`. Each frame's board is also found afresh and its corners
+//! compared with the truth.
 //!
-//! The quick test runs two scenes per palette at every `cargo test`; the ignored one renders
+//! A third family, `unseen`, draws boards and two-colour sets no palette was made for
+//! (`synth::unseen_board_scene`: any square and border colours, 3-D men of any size, tilt up to 35
+//! degrees) and reads them with the wooden palette as the prior that only names the sides:
+//! everything else is learnt from each scene's start position. Its scenes 0-49 were looked at
+//! while the recognition was developed; the slow check scores 5000 onwards, held apart.
+//!
+//! The quick test runs two scenes per family at every `cargo test`; the ignored one renders
 //! thousands of frames (`make corpus`, or `cargo test --release --test vision_rendered -- --ignored --nocapture`;
-//! `BOARDWATCH_RENDERED_SCENES` sets the number of scenes, `BOARDWATCH_RENDERED_PALETTE=seed|wooden`
-//! runs one palette only).
+//! `BOARDWATCH_RENDERED_SCENES` sets the number of scenes, `BOARDWATCH_RENDERED_PALETTE=seed|wooden|unseen`
+//! runs one family only, `BOARDWATCH_RENDERED_FIRST` sets the first scene).
 
 use boardwatch::draughts::bitboard::square;
 use boardwatch::draughts::{Position, Variant};
@@ -291,7 +298,10 @@ fn bar(family: Family) -> Bar {
     match family {
         Family::Seed => Bar { calibrated_scenes: 0.95, right_frames: 0.93, misread_squares: 0.0002 },
         Family::Wooden => Bar { calibrated_scenes: 0.75, right_frames: 0.8, misread_squares: 0.005 },
-        Family::Unseen => Bar { calibrated_scenes: 0.0, right_frames: 0.0, misread_squares: 1.0 },
+        // Measured on scenes 5000-5099, held apart (BENCHMARKS.md): 97 calibrated, 90.3% of frames
+        // right, 0.11% of squares misread; nearly all of the misreads are stacked kings, which no
+        // start position shows (in a game, the positions the tracker accepts teach them).
+        Family::Unseen => Bar { calibrated_scenes: 0.95, right_frames: 0.87, misread_squares: 0.0015 },
     }
 }
 

@@ -327,8 +327,7 @@ impl Watcher {
         if disagreeing > FOLLOW_MAX_DISAGREEING {
             return false;
         }
-        let floor = floor.clone();
-        match self.palette.follow(&last.features, &labels, &floor) {
+        match self.palette.follow(&last.features, &labels, floor) {
             Ok(()) => true,
             Err(e) => {
                 tracing::debug!("not following the session's colours: {e}");

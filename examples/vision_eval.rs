@@ -85,11 +85,15 @@ fn photos(args: &[String]) -> R<()> {
         };
         items.push((name.clone(), img, loc, feats, truth, ms));
     }
-    if let Some(out) = opt(args, "--fit") {
+    // `--fit-on A,B,...`: refit on those photos only, and score only the others (nor the
+    // calibration photo): a figure on photos no model saw.
+    let fit_on: Option<Vec<String>> = opt(args, "--fit-on").map(|s| s.split(',').map(|n| n.trim().to_string()).collect());
+    let out = opt(args, "--fit");
+    if out.is_some() || fit_on.is_some() {
         // Refit the palette on every photo and its 90/180/270-degree turns (the
         // turns teach it how the features jitter with the view).
         let mut samples: Vec<(SquareFeatures, bool, SquareClass)> = Vec::new();
-        for (name, img, _, _, truth, _) in &items {
+        for (name, img, _, _, truth, _) in items.iter().filter(|i| fit_on.as_ref().map_or(true, |f| f.contains(&i.0))) {
             for turn in 0..4 {
                 let mut im = img.clone();
                 let mut g: Vec<Vec<char>> = truth.iter().map(|r| r.chars().collect()).collect();
@@ -123,16 +127,24 @@ fn photos(args: &[String]) -> R<()> {
              and white balance carry over; they are NOT resolution-invariant: fitted at ~78 px per square in the source image.",
             samples.len()
         );
-        std::fs::write(&out, m.to_json() + "\n")?;
-        println!("wrote {out}");
+        if let Some(out) = &out {
+            std::fs::write(out, m.to_json() + "\n")?;
+            println!("wrote {out}");
+        }
         palette = m;
+    }
+    if let Some(fitted) = &fit_on {
+        items.retain(|i| !fitted.contains(&i.0) || i.0 == calib);
+        println!("fitted on {} photos; scoring the {} others (calibration photo {calib} not scored)", fitted.len(), items.len() - 1);
     }
     let cal_item = items.iter().find(|i| i.0 == calib).ok_or("calibration photo missing")?;
     let (calibrated, side) = palette.calibrate(cal_item.3.as_ref().ok_or("no board in calibration photo")?)?;
     println!("calibrated on {calib}: White's home {side:?}");
     println!("{:<10} {:>5} {:>7} {:>8} {:>8}  misread (r,c truth->palette/calibrated)", "photo", "found", "loc ms", "palette", "calibr.");
     let (mut tp, mut tc, mut found) = (0, 0, 0);
-    for (name, img, loc, feats, truth, ms) in &items {
+    let scored = items.iter().filter(|i| fit_on.is_none() || i.0 != calib);
+    let scored_count = scored.clone().count();
+    for (name, img, loc, feats, truth, ms) in scored {
         let (Some(loc), Some(bf)) = (loc, feats) else {
             println!("{name:<10} {:>5} {ms:>7.1}", "NO");
             tp += 64;
@@ -172,7 +184,7 @@ fn photos(args: &[String]) -> R<()> {
             imgcodecs::imwrite(&dir.join(format!("{name}.png")), &ov, &Vector::new())?;
         }
     }
-    println!("board found {found}/{}; misread squares: palette {tp}, calibrated {tc} (of {})", items.len(), items.len() * 64);
+    println!("board found {found}/{scored_count}; misread squares: palette {tp}, calibrated {tc} (of {})", scored_count * 64);
     Ok(())
 }
 

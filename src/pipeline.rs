@@ -4,7 +4,7 @@
 use opencv::core::Mat;
 
 use crate::draughts::rules::Rules;
-use crate::tracker::{Event, Observation, Reading, Tracker};
+use crate::tracker::{Event, EventKind, Observation, Reading, Tracker};
 use crate::vision::{self, BoardView, FrameResult, Watcher};
 
 /// A still view as the tracker reads it. The view keeps playing squares at row + col odd; on
@@ -43,6 +43,20 @@ impl BoardPipeline {
         BoardPipeline { watcher, tracker, started: false, last_fed: None }
     }
 
+    /// The position the tracker holds now, in the view's coordinates (the columns of mirrored
+    /// variants turned back, as `observation_from_view` turned them).
+    fn accepted_board(&self) -> Option<[[char; 8]; 8]> {
+        let rows = self.tracker.position()?.to_grid();
+        let mirrored = self.tracker.rules().mirrored;
+        let mut board = [['.'; 8]; 8];
+        for (r, row) in rows.iter().enumerate() {
+            for (c, ch) in row.chars().enumerate().take(8) {
+                board[r][if mirrored { 7 - c } else { c }] = ch;
+            }
+        }
+        Some(board)
+    }
+
     /// Process one frame taken at `t` seconds. Only still states reach the tracker, and only
     /// when they differ from the last one it saw; the game starts (`Init Ready`) at the first.
     pub fn process(&mut self, image: &Mat, t: f64) -> vision::Result<Step> {
@@ -55,7 +69,13 @@ impl BoardPipeline {
                     self.started = true;
                 }
                 let observation = observation_from_view(view, self.tracker.rules());
-                events.extend(self.tracker.observe(&observation));
+                let new_events = self.tracker.observe(&observation);
+                if new_events.iter().any(|e| matches!(e.kind, EventKind::Move | EventKind::Crowned | EventKind::Init | EventKind::Recovered)) {
+                    if let Some(board) = self.accepted_board() {
+                        self.watcher.learn_accepted(&board);
+                    }
+                }
+                events.extend(new_events);
                 self.last_fed = Some(view.grid);
             }
         }

@@ -22,6 +22,15 @@ fn the_synthetic_seed_recording_replays_to_its_true_moves() {
     replays_to_its_true_moves("acf0_seed", "seed");
 }
 
+/// A whole game (45 plies, two kings crowned, a triple capture) on a board and set no palette
+/// was made for: red and white 3-D men on a mint and red board whose border has the light
+/// squares' colour, 23 degrees oblique. The wooden palette reads every man `?`; the replay waits
+/// for a still scene, learns the session from the start position by itself, and finds every move.
+#[test]
+fn a_board_no_palette_knows_replays_to_its_true_moves() {
+    replays_to_its_true_moves("acf6_unseen", "wooden");
+}
+
 /// Replay `samples/recordings/NAME.mp4` and compare with `NAME.truth.json`.
 fn replays_to_its_true_moves(name: &str, palette: &str) {
     let video = common::repo_file(&format!("samples/recordings/{name}.mp4"));

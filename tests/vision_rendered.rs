@@ -1,4 +1,4 @@
-//! The vision pipeline on frames from the synthetic renderer: random viewpoints (tilt up to 30
+//! The vision pipeline on frames from the synthetic renderer: random viewpoints (tilt up to 35
 //! degrees, any rotation), lamps, glare, noise, blur and lens distortion, both piece sets.
 //!
 //! Per scene, as a session goes: the start position is rendered and calibrates the session
@@ -6,21 +6,74 @@
 //! same scene with fresh sensor noise and read with that calibration, and compared square by
 //! square with the truth in board coordinates (so the orientation must be right too). The same
 //! frames are also read with the palette alone, in image coordinates, and reported. What each
-//! palette must achieve is `bar`.
+//! palette must achieve is `bar`. Each frame's board is also found afresh and its corners
+//! compared with the truth.
 //!
-//! The quick test runs two scenes per palette at every `cargo test`; the ignored one renders
+//! A third family, `unseen`, draws boards and two-colour sets no palette was made for
+//! (`synth::unseen_board_scene`: any square and border colours, 3-D men of any size, tilt up to 35
+//! degrees) and reads them with the wooden palette as the prior that only names the sides:
+//! everything else is learnt from each scene's start position. Its scenes 0-49 were looked at
+//! while the recognition was developed; the slow check scores 5000 onwards, held apart.
+//!
+//! The quick test runs two scenes per family at every `cargo test`; the ignored one renders
 //! thousands of frames (`make corpus`, or `cargo test --release --test vision_rendered -- --ignored --nocapture`;
-//! `BOARDWATCH_RENDERED_SCENES` sets the number of scenes, `BOARDWATCH_RENDERED_PALETTE=seed|wooden`
-//! runs one palette only).
+//! `BOARDWATCH_RENDERED_SCENES` sets the number of scenes, `BOARDWATCH_RENDERED_PALETTE=seed|wooden|unseen`
+//! runs one family only, `BOARDWATCH_RENDERED_FIRST` sets the first scene).
 
 use boardwatch::draughts::bitboard::square;
 use boardwatch::draughts::{Position, Variant};
-use boardwatch::synth::{random_position, random_scene, render_frame, Palette, RgbImage};
+use boardwatch::synth::{random_position, random_scene, render_frame, unseen_board_scene, Palette, RgbImage, Scene};
 use boardwatch::vision::source::rgb_image_to_mat;
 use boardwatch::vision::*;
 use opencv::core::Mat;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+/// The kinds of rendered sessions: the two palettes' own sets, and boards and sets no palette was
+/// made for (`unseen_board_scene`), read with the wooden palette only as the prior that names the
+/// sides.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Family {
+    Seed,
+    Wooden,
+    Unseen,
+}
+
+impl Family {
+    const ALL: [Family; 3] = [Family::Seed, Family::Wooden, Family::Unseen];
+
+    fn name(self) -> &'static str {
+        match self {
+            Family::Seed => "seed",
+            Family::Wooden => "wooden",
+            Family::Unseen => "unseen",
+        }
+    }
+
+    fn scene(self, seed: u64) -> Scene {
+        match self {
+            Family::Seed => random_scene(seed, Palette::Seed),
+            Family::Wooden => random_scene(seed, Palette::Wooden),
+            Family::Unseen => unseen_board_scene(seed),
+        }
+    }
+
+    fn palette(self) -> &'static str {
+        match self {
+            Family::Seed => "seed",
+            Family::Wooden | Family::Unseen => "wooden",
+        }
+    }
+
+    /// Scenes scored by the slow check. Unseen boards: scenes 0-49 were looked at while the
+    /// recognition was developed; the check scores 5000 onwards, held apart from that.
+    fn first_scored_scene(self) -> u64 {
+        match self {
+            Family::Unseen => 5000,
+            _ => 0,
+        }
+    }
+}
 
 fn to_mat(image: &RgbImage) -> Mat {
     rgb_image_to_mat(image).unwrap()
@@ -46,6 +99,10 @@ struct Tally {
     palette_located: usize,
     palette_frames_right: usize,
     palette_squares_wrong: usize,
+    /// Frames whose board, found afresh, has every corner within a tenth of a square of the truth.
+    corners_within_tenth: usize,
+    /// The largest corner error of any frame, in squares.
+    worst_corner_error: f64,
     failures: Vec<String>,
 }
 
@@ -60,13 +117,15 @@ impl Tally {
         self.palette_located += o.palette_located;
         self.palette_frames_right += o.palette_frames_right;
         self.palette_squares_wrong += o.palette_squares_wrong;
+        self.corners_within_tenth += o.corners_within_tenth;
+        self.worst_corner_error = self.worst_corner_error.max(o.worst_corner_error);
         self.failures.extend(o.failures);
     }
 
-    fn summary(&self, palette: Palette) -> String {
+    fn summary(&self, family: Family) -> String {
         format!(
-            "{}: {} scenes ({} calibrated), {} frames: calibrated {} right, {} squares wrong of {} ({} of them unknown); palette alone {} located, {} right, {} squares wrong",
-            palette.name(),
+            "{}: {} scenes ({} calibrated), {} frames: calibrated {} right, {} squares wrong of {} ({} of them unknown); palette alone {} located, {} right, {} squares wrong; corners within 0.1 square in {} frames (worst {:.3})",
+            family.name(),
             self.scenes,
             self.scenes_calibrated,
             self.frames,
@@ -76,7 +135,9 @@ impl Tally {
             self.squares_unknown,
             self.palette_located,
             self.palette_frames_right,
-            self.palette_squares_wrong
+            self.palette_squares_wrong,
+            self.corners_within_tenth,
+            self.worst_corner_error
         )
     }
 }
@@ -94,6 +155,29 @@ fn differences(read: &[String], truth: &[String]) -> Vec<String> {
     out
 }
 
+/// The largest distance of a found corner from the true one, in squares (the side of the
+/// playing area there over 8).
+fn corner_error(found: &[[f32; 2]; 4], real: &[[f64; 2]; 4]) -> f64 {
+    (0..4)
+        .map(|k| {
+            let (next, prev) = (real[(k + 1) % 4], real[(k + 3) % 4]);
+            let square = 0.5 * ((next[0] - real[k][0]).hypot(next[1] - real[k][1]) + (prev[0] - real[k][0]).hypot(prev[1] - real[k][1])) / 8.0;
+            (found[k][0] as f64 - real[k][0]).hypot(found[k][1] as f64 - real[k][1]) / square
+        })
+        .fold(0.0, f64::max)
+}
+
+/// A difference `(r,c) read x is y` on a square that holds a king says so (kings read as men).
+fn king_noted(difference: String, truth: &[String; 8]) -> String {
+    let at = |k: usize| difference.as_bytes()[k] - b'0';
+    let (r, c) = (at(1) as usize, at(3) as usize);
+    if truth[r].as_bytes()[c].is_ascii_uppercase() {
+        difference + " (king)"
+    } else {
+        difference
+    }
+}
+
 /// With `BOARDWATCH_RENDERED_OVERLAYS=DIR`, the overlay of every misread frame goes there.
 fn save_overlay(frame: &Mat, detection: &Detection, what: &str) {
     let Ok(dir) = std::env::var("BOARDWATCH_RENDERED_OVERLAYS") else { return };
@@ -103,17 +187,17 @@ fn save_overlay(frame: &Mat, detection: &Detection, what: &str) {
 }
 
 /// One session: calibrate on the start position, then read `frames` random positions.
-fn run_scene(palette: Palette, scene_seed: u64, frames: usize) -> Tally {
+fn run_scene(family: Family, scene_seed: u64, frames: usize) -> Tally {
     let mut tally = Tally { scenes: 1, frames, ..Tally::default() };
-    let scene = random_scene(scene_seed, palette);
-    let base = ColourModel::named(palette.name()).unwrap();
+    let scene = family.scene(scene_seed);
+    let base = ColourModel::named(family.palette()).unwrap();
     let kings_distinct = base.distinct_kings();
     let start = Position::start(&Variant::English.rules()).to_grid();
     let (image, _) = render_frame(&scene, &start, None, scene_seed.wrapping_mul(7919)).unwrap();
     let calibration = match Calibration::from_image(&to_mat(&image), &base, None, "rendered start") {
         Ok((cal, _)) => Some(cal),
         Err(e) => {
-            tally.failures.push(format!("{} scene {scene_seed}: not calibrated: {e}", palette.name()));
+            tally.failures.push(format!("{} scene {scene_seed}: not calibrated: {e}", family.name()));
             None
         }
     };
@@ -123,12 +207,15 @@ fn run_scene(palette: Palette, scene_seed: u64, frames: usize) -> Tally {
         let grid = random_position(Variant::English, 90, rng.gen()).to_grid();
         let (image, truth) = render_frame(&scene, &grid, None, rng.gen()).unwrap();
         let frame = to_mat(&image);
-        let what = format!("{} scene {scene_seed} frame {k}", palette.name());
+        let what = format!("{} scene {scene_seed} frame {k}", family.name());
         if let Some(cal) = &calibration {
             match detect_calibrated(&frame, cal) {
                 Ok(d) => {
                     let view = to_board_coordinates(&d.reading, &cal.frame(), true, 0.0);
-                    let wrong = differences(&view.rows(), &as_read(&truth.grid, kings_distinct));
+                    let wrong: Vec<String> = differences(&view.rows(), &as_read(&truth.grid, kings_distinct))
+                        .into_iter()
+                        .map(|w| if kings_distinct { w } else { king_noted(w, &truth.grid) })
+                        .collect();
                     tally.squares_wrong += wrong.len();
                     tally.squares_unknown += wrong.iter().filter(|w| w.contains("read ?")).count();
                     if wrong.is_empty() {
@@ -145,6 +232,13 @@ fn run_scene(palette: Palette, scene_seed: u64, frames: usize) -> Tally {
             }
         }
         if let Ok(d) = detect(&frame, None, &base) {
+            let error = corner_error(&d.corners, &truth.corners);
+            tally.worst_corner_error = tally.worst_corner_error.max(error);
+            if error <= 0.1 {
+                tally.corners_within_tenth += 1;
+            } else {
+                tally.failures.push(format!("{what}: corners off by {error:.2} square"));
+            }
             match truth.grid_as_seen(&d.corners) {
                 Some(seen) => {
                     let expected = as_read(&seen, kings_distinct);
@@ -163,7 +257,7 @@ fn run_scene(palette: Palette, scene_seed: u64, frames: usize) -> Tally {
 }
 
 /// Scenes `seeds` of one palette, on two threads.
-fn run_scenes(palette: Palette, seeds: std::ops::Range<u64>, frames: usize) -> Tally {
+fn run_scenes(family: Family, seeds: std::ops::Range<u64>, frames: usize) -> Tally {
     let seeds: Vec<u64> = seeds.collect();
     let halves: Vec<Vec<u64>> = vec![seeds.iter().copied().step_by(2).collect(), seeds.iter().copied().skip(1).step_by(2).collect()];
     let mut total = Tally::default();
@@ -174,7 +268,7 @@ fn run_scenes(palette: Palette, seeds: std::ops::Range<u64>, frames: usize) -> T
                 s.spawn(move || {
                     let mut t = Tally::default();
                     for seed in part {
-                        t.add(run_scene(palette, seed, frames));
+                        t.add(run_scene(family, seed, frames));
                     }
                     t
                 })
@@ -200,15 +294,22 @@ struct Bar {
 /// The bars, a little under what the pipeline achieves over scenes 0-99 (see BENCHMARKS.md).
 /// The seed palette was fitted on other renderer scenes as well; the wooden one on real photos
 /// only, and the renderer's dark wooden men on dark squares are sometimes read as empty squares.
-fn bar(palette: Palette) -> Bar {
-    match palette {
-        Palette::Seed => Bar { calibrated_scenes: 0.95, right_frames: 0.93, misread_squares: 0.0002 },
-        Palette::Wooden => Bar { calibrated_scenes: 0.75, right_frames: 0.8, misread_squares: 0.005 },
+fn bar(family: Family) -> Bar {
+    match family {
+        Family::Seed => Bar { calibrated_scenes: 0.95, right_frames: 0.93, misread_squares: 0.0002 },
+        Family::Wooden => Bar { calibrated_scenes: 0.75, right_frames: 0.8, misread_squares: 0.005 },
+        // Measured on scenes 5000-5099, held apart (BENCHMARKS.md): 97 calibrated, 90.3% of frames
+        // right, 0.11% of squares misread; nearly all of the misreads are stacked kings, which no
+        // start position shows (in a game, the positions the tracker accepts teach them).
+        Family::Unseen => Bar { calibrated_scenes: 0.95, right_frames: 0.87, misread_squares: 0.0015 },
     }
 }
 
-fn check(palette: Palette, tally: &Tally) {
-    let bar = bar(palette);
+fn check(family: Family, tally: &Tally) {
+    check_bar(family, tally, &bar(family));
+}
+
+fn check_bar(family: Family, tally: &Tally, bar: &Bar) {
     let calibrated_frames = tally.frames * tally.scenes_calibrated / tally.scenes.max(1);
     let misread = (tally.squares_wrong - tally.squares_unknown) as f64 / (calibrated_frames.max(1) * 64) as f64;
     let problems = [
@@ -219,7 +320,7 @@ fn check(palette: Palette, tally: &Tally) {
     assert!(
         !problems.iter().any(|&p| p),
         "{}\n{}",
-        tally.summary(palette),
+        tally.summary(family),
         tally.failures.iter().take(30).cloned().collect::<Vec<_>>().join("\n")
     );
 }
@@ -227,10 +328,16 @@ fn check(palette: Palette, tally: &Tally) {
 /// Two scenes per palette, a few frames each.
 #[test]
 fn rendered_sessions_read_right() {
-    for palette in [Palette::Seed, Palette::Wooden] {
-        let tally = run_scenes(palette, 1000..1002, 4);
-        eprintln!("{}", tally.summary(palette));
-        check(palette, &tally);
+    for family in Family::ALL {
+        let tally = run_scenes(family, 1000..1002, 4);
+        eprintln!("{}", tally.summary(family));
+        if family == Family::Unseen {
+            // Eight frames say little about the share of frames all right (a stacked king `?`
+            // spoils one); that all scenes calibrate and nothing is misread, they do say.
+            check_bar(family, &tally, &Bar { right_frames: 0.0, ..bar(family) });
+        } else {
+            check(family, &tally);
+        }
     }
 }
 
@@ -239,20 +346,24 @@ fn rendered_sessions_read_right() {
 #[ignore = "slow: renders thousands of frames; run by make corpus"]
 fn rendered_sessions_read_right_thousands() {
     let scenes: u64 = std::env::var("BOARDWATCH_RENDERED_SCENES").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
+    let first: Option<u64> = std::env::var("BOARDWATCH_RENDERED_FIRST").ok().and_then(|s| s.parse().ok());
     let only = std::env::var("BOARDWATCH_RENDERED_PALETTE").ok();
-    let tallies: Vec<(Palette, Tally)> = [Palette::Seed, Palette::Wooden]
+    let tallies: Vec<(Family, Tally)> = Family::ALL
         .into_iter()
-        .filter(|p| only.as_deref().map_or(true, |o| o == p.name()))
-        .map(|p| (p, run_scenes(p, 0..scenes, 12)))
+        .filter(|f| only.as_deref().map_or(true, |o| o == f.name()))
+        .map(|f| {
+            let from = first.unwrap_or(f.first_scored_scene());
+            (f, run_scenes(f, from..from + scenes, 12))
+        })
         .collect();
-    for (palette, tally) in &tallies {
-        eprintln!("{}", tally.summary(*palette));
+    for (family, tally) in &tallies {
+        eprintln!("{}", tally.summary(*family));
         for f in tally.failures.iter().take(40) {
             eprintln!("  {f}");
         }
     }
-    for (palette, tally) in &tallies {
-        check(*palette, tally);
+    for (family, tally) in &tallies {
+        check(*family, tally);
     }
 }
 

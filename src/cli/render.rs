@@ -10,7 +10,7 @@ use boardwatch::draughts::fen::parse_fen;
 use boardwatch::draughts::pdn::{read_games, ReadMode};
 use boardwatch::draughts::{Position, Variant};
 use boardwatch::synth::recording::{frame_scene, frame_seed, plan_recording, GameMoves, RecordingOptions, RecordingTruth};
-use boardwatch::synth::{random_scene, render_frame, FrameTruth, Hand, Palette, Scene};
+use boardwatch::synth::{random_scene, render_frame, unseen_board_scene, FrameTruth, Hand, Palette, Scene};
 use clap::Args;
 use serde::Serialize;
 
@@ -34,6 +34,10 @@ pub struct RenderArgs {
     /// Piece look: seed (red/blue against yellow/green) or wooden (dark against light, stacked kings).
     #[arg(long, default_value = "seed")]
     palette: Palette,
+    /// A board and two-colour set no palette was made for: random square, border and piece
+    /// colours, 3-D men of any size, tilt up to 35 degrees (drawn from --seed).
+    #[arg(long, conflicts_with = "scene")]
+    unseen_board: bool,
     /// Seed of the random scene (viewpoint, light, effects) and of the sensor noise.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -41,7 +45,7 @@ pub struct RenderArgs {
     /// (`scene` of a frame's, `scene_params` of a recording's).
     #[arg(long)]
     scene: Option<PathBuf>,
-    /// Camera tilt from vertical in degrees (0-30), overriding the scene's.
+    /// Camera tilt from vertical in degrees (0-35), overriding the scene's.
     #[arg(long)]
     tilt: Option<f64>,
     /// Rotation of the board in the image in degrees, clockwise, overriding the scene's.
@@ -94,6 +98,7 @@ fn build_scene(args: &RenderArgs) -> anyhow::Result<Scene> {
             }
             serde_json::from_value(value).with_context(|| format!("{}: not a scene", path.display()))?
         }
+        None if args.unseen_board => unseen_board_scene(args.seed),
         None => random_scene(args.seed, args.palette),
     };
     if let Some(tilt) = args.tilt {

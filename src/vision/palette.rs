@@ -114,9 +114,56 @@ impl ClassModel {
                 cov[k][k] = var;
             }
         }
-        let mut out = ClassModel { mean, cov, n: n + n0, inv: vec![], logdet: 0.0 };
+        let mut out = ClassModel { mean: mean.clone(), cov: cov.clone(), n: n + n0, inv: vec![], logdet: 0.0 };
         out.prepare(d)?;
+        // A set the palette was not made for: its features vary together in ways the palette's
+        // correlations call impossible (a red man's colour and its rim, say), and the model
+        // would call its own start position foreign. Then the session's own covariance is
+        // added, so the model explains what it was learnt from, and the palette's spread still
+        // stands for what one look at the start cannot show.
+        let own_worst = v.iter().map(|x| out.mahal2(x)).fold(0.0, f64::max);
+        if own_worst > CALIB_OWN_MAHAL2_PER_FEATURE * d as f64 {
+            for i in 0..d {
+                for j in 0..d {
+                    cov[i][j] += v.iter().map(|x| (x[i] - m[i]) * (x[j] - m[j])).sum::<f32>() / (n - 1.0);
+                }
+            }
+            out = ClassModel { mean, cov, n: n + n0, inv: vec![], logdet: 0.0 };
+            out.prepare(d)?;
+        }
         Ok(out)
+    }
+}
+
+impl ClassModel {
+    /// A bounded step towards samples of this class from a position the game accepted: the
+    /// mean moves by `rate` of the way to theirs, and the spread takes in theirs (around the
+    /// new mean) at the same rate, never narrower than `floor`'s diagonal. Slow changes of lamp,
+    /// daylight and exposure are followed; one frame cannot carry the model away.
+    fn follow(&mut self, v: &[Vec<f32>], rate: f32, floor: &ClassModel) -> Result<()> {
+        let n = v.len();
+        if n == 0 {
+            return Ok(());
+        }
+        let d = self.mean.len();
+        // Few samples (one king) move the model less than a full class of them.
+        let a = rate * n as f32 / (n as f32 + 4.0);
+        let m: Vec<f32> = (0..d).map(|k| v.iter().map(|x| x[k]).sum::<f32>() / n as f32).collect();
+        let mean: Vec<f32> = (0..d).map(|k| self.mean[k] + a * (m[k] - self.mean[k])).collect();
+        let mut cov = self.cov.clone();
+        for i in 0..d {
+            for j in 0..d {
+                let s = v.iter().map(|x| (x[i] - mean[i]) * (x[j] - mean[j])).sum::<f32>() / n as f32;
+                cov[i][j] = (1.0 - a) * cov[i][j] + a * s;
+            }
+            cov[i][i] = cov[i][i].max(floor.cov[i][i]);
+        }
+        let mut next = ClassModel { mean, cov, n: self.n, inv: vec![], logdet: 0.0 };
+        // A step that would leave the model degenerate is not taken.
+        if next.prepare(d).is_ok() {
+            *self = next;
+        }
+        Ok(())
     }
 }
 
@@ -484,6 +531,41 @@ impl ColourModel {
         Ok(m)
     }
 
+    /// Follow the session (lamps, daylight, exposure) from a position the game accepted:
+    /// `labels` gives every square's class in the image grid (kings of stacked sets as men).
+    /// Each class takes a bounded step (`FOLLOW_RATE`) towards what its squares show now,
+    /// never narrower than `calibrated`, the model this one started from.
+    pub fn follow(&mut self, bf: &BoardFeatures, labels: &[[SquareClass; 8]; 8], calibrated: &ColourModel) -> Result<()> {
+        let distinct = self.distinct_kings();
+        let mut by_class: [Vec<Vec<f32>>; 6] = Default::default();
+        for r in 0..8 {
+            for c in 0..8 {
+                let slot = match (labels[r][c], bf.is_dark(r, c)) {
+                    (SquareClass::Empty, true) => 0,
+                    (SquareClass::Empty, false) => 1,
+                    (SquareClass::DarkMan, true) => 2,
+                    (SquareClass::LightMan, true) => 3,
+                    (SquareClass::DarkKing, true) => if distinct { 4 } else { 2 },
+                    (SquareClass::LightKing, true) => if distinct { 5 } else { 3 },
+                    // A piece on a light square or an unknown label teaches nothing.
+                    _ => continue,
+                };
+                by_class[slot].push(self.select(&bf.squares[r][c]));
+            }
+        }
+        let [empty_dark, empty_light, dark_man, light_man, dark_king, light_king] = &by_class;
+        self.empty_dark.follow(empty_dark, FOLLOW_RATE, &calibrated.empty_dark)?;
+        self.empty_light.follow(empty_light, FOLLOW_RATE, &calibrated.empty_light)?;
+        self.dark_man.follow(dark_man, FOLLOW_RATE, &calibrated.dark_man)?;
+        self.light_man.follow(light_man, FOLLOW_RATE, &calibrated.light_man)?;
+        for (king, samples, floor) in [(&mut self.dark_king, dark_king, &calibrated.dark_king), (&mut self.light_king, light_king, &calibrated.light_king)] {
+            if let (Some(k), Some(f)) = (king.as_mut(), floor.as_ref()) {
+                k.follow(samples, FOLLOW_RATE, f)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Squares of a start position (`labels`: its dark squares) this model does
     /// not read as the start says: (row, col, letter read, its probability).
     fn contradictions(&self, bf: &BoardFeatures, labels: &[(usize, usize, SquareClass)]) -> Vec<(usize, usize, char, f32)> {
@@ -505,12 +587,19 @@ impl ColourModel {
     }
 }
 
+/// How far one accepted position moves a class of the session's colours (see `follow`).
+const FOLLOW_RATE: f32 = 0.15;
+
 /// A start position may have a square or two the camera cannot see well (glare,
 /// a piece off its square); more is another position.
 const CALIB_MAX_ODD: usize = 2;
 
 /// How sure the learnt model must be of every square of a start position.
 const CALIB_MIN_AGREEMENT: f32 = 0.8;
+
+/// A learnt class whose own samples lie further than this (squared Mahalanobis distance per
+/// feature) from it does not fit the palette's covariances: see `ClassModel::shrunk`.
+const CALIB_OWN_MAHAL2_PER_FEATURE: f64 = 4.0;
 
 /// Weight (in squares) of the palette when calibrating.
 const CALIB_N0: f32 = 2.0;
@@ -540,4 +629,81 @@ pub fn start_position(white: Side, top_left_dark: bool) -> Vec<(usize, usize, Sq
         }
     }
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A board whose every square looks exactly like its class's mean in `model`, with the dark
+    /// men's `level` raised by `shift` (a lamp that lights the dark men more than before).
+    fn board_like(model: &ColourModel, labels: &[[SquareClass; 8]; 8], shift: f32) -> BoardFeatures {
+        let mut squares = [[SquareFeatures::default(); 8]; 8];
+        for r in 0..8 {
+            for c in 0..8 {
+                let dark = (r + c) % 2 == 1;
+                let class = match (labels[r][c], dark) {
+                    (SquareClass::Empty, true) => &model.empty_dark,
+                    (SquareClass::Empty, false) => &model.empty_light,
+                    (SquareClass::DarkMan, _) => &model.dark_man,
+                    _ => &model.light_man,
+                };
+                for (k, &i) in model.idx.iter().enumerate() {
+                    squares[r][c].f[i] = class.mean[k];
+                }
+                if labels[r][c] == SquareClass::DarkMan {
+                    squares[r][c].f[0] += shift;
+                }
+            }
+        }
+        BoardFeatures { squares, top_left_dark: false, contrast: 100.0 }
+    }
+
+    fn start_labels() -> [[SquareClass; 8]; 8] {
+        let mut labels = [[SquareClass::Empty; 8]; 8];
+        for (r, c, class) in start_position(Side::Bottom, false) {
+            labels[r][c] = class;
+        }
+        labels
+    }
+
+    #[test]
+    fn following_the_session_moves_a_bounded_step_and_never_narrows_below_the_calibration() {
+        let calibrated = ColourModel::wooden().unwrap();
+        let labels = start_labels();
+        let level = calibrated.idx.iter().position(|&i| i == 0).expect("the wooden palette reads the level");
+        let before = calibrated.dark_man.mean[level];
+        let board = board_like(&calibrated, &labels, 0.3);
+        let mut model = calibrated.clone();
+        model.follow(&board, &labels, &calibrated).unwrap();
+        let step = model.dark_man.mean[level] - before;
+        // Twelve dark men: a step of FOLLOW_RATE * 12 / 16 of the way, not the whole way.
+        assert!((step - 0.3 * FOLLOW_RATE * 12.0 / 16.0).abs() < 1e-4, "step {step}");
+        for (k, row) in model.dark_man.cov.iter().enumerate() {
+            assert!(row[k] >= calibrated.dark_man.cov[k][k], "feature {k} narrowed");
+        }
+        // The classes nothing changed for stay where they were.
+        assert!((model.light_man.mean[level] - calibrated.light_man.mean[level]).abs() < 1e-4);
+        // Position after position, the model arrives where the session is.
+        for _ in 0..60 {
+            model.follow(&board, &labels, &calibrated).unwrap();
+        }
+        assert!((model.dark_man.mean[level] - (before + 0.3)).abs() < 0.01, "{}", model.dark_man.mean[level]);
+    }
+
+    #[test]
+    fn a_dark_man_under_a_new_lamp_reads_right_once_followed() {
+        let calibrated = ColourModel::wooden().unwrap();
+        let labels = start_labels();
+        // Dark men now nearly as light as the light squares: read wrong at first.
+        let board = board_like(&calibrated, &labels, 0.9);
+        let wrong = (0..8).flat_map(|r| (0..8).map(move |c| (r, c))).filter(|&(r, c)| labels[r][c] == SquareClass::DarkMan);
+        let misread = |m: &ColourModel| wrong.clone().filter(|&(r, c)| m.read(&board.squares[r][c], true).class != SquareClass::DarkMan).count();
+        assert!(misread(&calibrated) > 0, "the shift must matter for this test to mean anything");
+        let mut model = calibrated.clone();
+        for _ in 0..20 {
+            model.follow(&board, &labels, &calibrated).unwrap();
+        }
+        assert_eq!(misread(&model), 0);
+    }
 }

@@ -11,7 +11,7 @@ use opencv::core::Mat;
 use opencv::prelude::*;
 
 use super::calibration::Calibration;
-use super::classify::{board_features_with, classify_features, BoardFeatures, BoardReading, LeanOffsets};
+use super::classify::{board_features_with, classify_features, BoardFeatures, BoardReading, LeanOffsets, SquareClass};
 use super::locate::{check_location, locate_board, BoardLocation, PatternCheck};
 use super::palette::ColourModel;
 use super::rectify::{rectify, start_position_side, to_board_coordinates, BoardFrame, BoardView, CameraPose};
@@ -94,12 +94,21 @@ pub struct Watcher {
     /// Source name for a learnt calibration.
     source: String,
     learnt: Option<Calibration>,
+    /// The colours as calibrated, before following the session (see `learn_accepted`): the
+    /// floor of every update, and what a board found again starts from.
+    calibrated_palette: Option<ColourModel>,
     /// The last reading, with what the board looked like then.
     last: Option<LastReading>,
     /// When the location was last checked.
     checked_at: Option<f64>,
     /// Frames whose squares were read.
     reads: u64,
+    /// Since when nothing has moved over the board, whatever its reading says. Before the
+    /// session's colours are learnt the palette may read every square `?` (a board and set it
+    /// was not made for), and the stability detector takes that for a hand; a still scene is
+    /// what self-calibration needs, and the calibration itself decides whether it shows a
+    /// start position.
+    quiet_since: Option<f64>,
 }
 
 /// A reading kept for the frames after it, while the board stays as it was.
@@ -145,6 +154,10 @@ struct Facts {
     /// When the location was last checked.
     checked_at: Option<f64>,
 }
+
+/// An accepted position may differ from the reading it is learnt from on this many squares
+/// (the misreads learning is for); more, and the frame shows something else.
+const FOLLOW_MAX_DISAGREEING: usize = 3;
 
 /// Frame times are multiples of 1/fps: a little tolerance in comparisons.
 const EPS: f64 = 1e-6;
@@ -202,9 +215,11 @@ impl Watcher {
             stability: StabilityDetector::new(config.stability),
             source: String::new(),
             learnt: None,
+            calibrated_palette: None,
             last: None,
             checked_at: None,
             reads: 0,
+            quiet_since: None,
         })
     }
 
@@ -213,6 +228,7 @@ impl Watcher {
     pub fn with_calibration(cal: &Calibration, config: WatchConfig) -> Result<Self> {
         let mut w = Watcher::new(cal.palette.clone(), config)?;
         w.calibrated = true;
+        w.calibrated_palette = Some(cal.palette.clone());
         w.frame = Some(cal.frame());
         w.location = Some(cal.location()?);
         w.update_lean();
@@ -254,7 +270,78 @@ impl Watcher {
             .map(|p| p.lean(self.palette.piece_height as f64));
     }
 
+    /// Follow how long nothing has moved over the board (see `quiet_since`).
+    fn note_motion(&mut self, t: f64, motion: &Motion) {
+        if motion.moving_cells > 0 {
+            self.quiet_since = None;
+        } else if self.quiet_since.map_or(true, |q| t < q) {
+            self.quiet_since = Some(t);
+        }
+    }
+
+    /// Whether this frame may teach the session's colours: not yet calibrated, and the board
+    /// stable, or at least still for the still time (before calibration the palette's reading
+    /// cannot be trusted to tell a hand from a set it does not know).
+    fn may_calibrate(&self, t: f64, stability: &StabilityReport) -> bool {
+        if self.calibrated || !self.config.auto_calibrate {
+            return false;
+        }
+        let quiet = self.quiet_since.is_some_and(|q| t - q + EPS >= self.config.stability.still_secs);
+        stability.stable || (quiet && stability.moving_cells == 0)
+    }
+
+    /// Follow the session's colours from a position the game accepted (`board`: `.bBwW` in
+    /// board coordinates, as the view handed on): the squares of the reading that was handed on
+    /// teach their classes by a bounded step (`ColourModel::follow`). Nothing is learnt before
+    /// calibration, nor from a frame the position does not fit (more than
+    /// `FOLLOW_MAX_DISAGREEING` squares read otherwise: a move in progress, a hand); a board or
+    /// camera that moved starts again from the calibrated colours. Returns whether it learnt.
+    pub fn learn_accepted(&mut self, board: &[[char; 8]; 8]) -> bool {
+        let (Some(frame), Some(last), Some(floor)) = (self.frame, self.last.as_ref(), self.calibrated_palette.as_ref()) else {
+            return false;
+        };
+        if !self.calibrated {
+            return false;
+        }
+        let distinct = self.palette.distinct_kings();
+        let mut labels = [[SquareClass::Unknown; 8]; 8];
+        let mut disagreeing = 0;
+        for (r, row) in labels.iter_mut().enumerate() {
+            for (c, label) in row.iter_mut().enumerate() {
+                let (br, bc) = frame.to_board(r, c);
+                let Some(mut class) = SquareClass::from_letter(board[br][bc]) else { return false };
+                if !distinct {
+                    class = match class {
+                        SquareClass::DarkKing => SquareClass::DarkMan,
+                        SquareClass::LightKing => SquareClass::LightMan,
+                        other => other,
+                    };
+                }
+                let seen = last.reading.squares[r][c].class;
+                if seen != class && seen != SquareClass::Unknown {
+                    disagreeing += 1;
+                }
+                *label = class;
+            }
+        }
+        if disagreeing > FOLLOW_MAX_DISAGREEING {
+            return false;
+        }
+        match self.palette.follow(&last.features, &labels, floor) {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::debug!("not following the session's colours: {e}");
+                false
+            }
+        }
+    }
+
     fn set_location(&mut self, loc: BoardLocation) {
+        if let Some(calibrated) = &self.calibrated_palette {
+            // What was followed belonged to the old view of the board.
+            self.palette = calibrated.clone();
+        }
+        self.quiet_since = None;
         self.location = Some(loc);
         self.last = None;
         self.ref_contrast = 0.0;
@@ -287,6 +374,7 @@ impl Watcher {
             }
         }
         let mut motion = self.stability.motion(&motion_picture(img, self.location.as_ref().expect("location set"))?)?;
+        self.note_motion(t, &motion);
         let work = if relocated {
             Work::Read
         } else {
@@ -342,6 +430,7 @@ impl Watcher {
                         check = c;
                         // The pictures of the old location mean nothing here.
                         motion = self.stability.motion(&motion_picture(img, self.location.as_ref().expect("location set"))?)?;
+                        self.note_motion(t, &motion);
                     }
                     Err(VisionError::BoardNotFound(_)) => {
                         self.failing_since = Some(fail_start);
@@ -380,7 +469,7 @@ impl Watcher {
                 self.frame = Some(BoardFrame { white_home: side, top_left_dark: reading.top_left_dark });
             }
         }
-        if stability.stable && !self.calibrated && self.config.auto_calibrate {
+        if self.may_calibrate(t, &stability) {
             calibrated_now = self.learn_from_start(&features, &reading, &loc);
         }
         let reading = if calibrated_now { classify_features(&features, &self.palette) } else { reading };
@@ -403,7 +492,7 @@ impl Watcher {
         let stability = self.stability.judge(t, motion, &mut last.reading);
         let loc = self.location.clone().expect("location set");
         let mut calibrated_now = false;
-        if stability.stable && !self.calibrated && self.config.auto_calibrate {
+        if self.may_calibrate(t, &stability) {
             // Only when learning failed on the fresh reading: try again, as on every stable frame.
             calibrated_now = self.learn_from_start(&last.features, &last.reading, &loc);
         }
@@ -436,6 +525,7 @@ impl Watcher {
     }
 
     fn lost(&mut self, t: f64, check: Option<PatternCheck>) -> FrameResult {
+        self.quiet_since = None;
         let stability = self.stability.lost();
         FrameResult {
             t,
@@ -465,6 +555,7 @@ impl Watcher {
         match Calibration::from_features(features, loc, &self.palette, &self.source) {
             Ok(cal) => {
                 self.palette = cal.palette.clone();
+                self.calibrated_palette = Some(cal.palette.clone());
                 self.frame = Some(cal.frame());
                 self.calibrated = true;
                 self.update_lean();

@@ -450,3 +450,74 @@ fn whole_acf_archive_replays_roughly() {
         assert_faithful(&replay, &format!("archive game {i}"));
     }
 }
+
+/// Drive a tracker through `moves`, showing only final states, but leaving out the final state
+/// of about `skip` of the plies (never two in a row, never the last): the next board then shows
+/// two plies at once, as when the next hand comes in before the board was still. Returns the
+/// replay and how many plies were never seen.
+fn drive_skipping(variant: Variant, kings: KingStyle, moves: &[Move], skip: f64, seed: u64) -> (Replay, usize) {
+    let rules = variant.rules();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut tracker = Tracker::new(TrackerConfig::new(variant, kings));
+    let mut events = tracker.init();
+    let mut pos = Position::start(&rules);
+    let mut expected = Vec::new();
+    let (mut skipped, mut last_skipped) = (0, false);
+    for (i, m) in moves.iter().enumerate() {
+        expected.push(move_text(m, &legal_moves(&pos, &rules), &rules));
+        pos = pos.play(m);
+        if !last_skipped && i + 1 < moves.len() && rng.gen_bool(skip) {
+            skipped += 1;
+            last_skipped = true;
+            continue;
+        }
+        last_skipped = false;
+        events.extend(tracker.observe(&Physical::of(&pos, kings).obs(&rules)));
+    }
+    let recorded = tracker.record().map(|r| r.move_texts()).unwrap_or_default();
+    (Replay { events, missed: skipped, recorded, expected }, skipped)
+}
+
+#[test]
+fn two_plies_in_one_reading_are_both_recorded_and_the_unseen_one_marked() {
+    let mut inferred = 0;
+    let mut skipped = 0;
+    let mut games: Vec<(Variant, Vec<Move>)> = acf_games().into_iter().map(|g| (Variant::English, g)).collect();
+    for variant in Variant::ALL {
+        for seed in 0..4 {
+            games.push((variant, random_game(variant, 120, 500 + seed)));
+        }
+    }
+    for kings in [KingStyle::Visible, KingStyle::Stacked] {
+        for (i, (variant, game)) in games.iter().enumerate() {
+            let (replay, n) = drive_skipping(*variant, kings, game, 0.15, 9000 + i as u64);
+            assert_faithful(&replay, &format!("{variant} game {i} ({kings:?})"));
+            let marked = replay.events.iter().filter(|e| e.kind == EventKind::Move && e.inferred == Some(true)).count();
+            assert_eq!(marked, n, "{variant} game {i} ({kings:?}): every unseen ply, and only those, marked inferred");
+            inferred += marked;
+            skipped += n;
+        }
+    }
+    assert!(skipped > 200, "only {skipped} plies left unseen: the test would prove little");
+    assert_eq!(inferred, skipped);
+}
+
+#[test]
+fn an_inferred_ply_says_so_in_the_pdn_record() {
+    let rules = Variant::English.rules();
+    let game = &acf_games()[0];
+    let mut tracker = Tracker::new(TrackerConfig::new(Variant::English, KingStyle::Visible));
+    tracker.init();
+    let mut pos = Position::start(&rules);
+    for (i, m) in game.iter().take(6).enumerate() {
+        pos = pos.play(m);
+        if i != 2 {
+            tracker.observe(&Physical::of(&pos, KingStyle::Visible).obs(&rules));
+        }
+    }
+    let pdn = boardwatch::tracker::write_pdn(std::slice::from_ref(tracker.record().expect("a game")));
+    assert_eq!(pdn.matches("inferred: not seen on the board").count(), 1, "{pdn}");
+    let third = move_text(&game[2], &legal_moves(&Position::start(&rules).play(&game[0]).play(&game[1]), &rules), &rules);
+    let at = pdn.find(&third).expect("the third ply is in the record");
+    assert!(pdn[at..].trim_start_matches(&third).trim_start().starts_with("{inferred"), "{pdn}");
+}

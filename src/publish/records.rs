@@ -121,6 +121,7 @@ mod tests {
             path: "11-15".into(),
             fen_after: String::new(),
             t: None,
+            inferred: false,
         }));
         assert!(files.update(std::slice::from_ref(&game), Some(&game)).unwrap());
         assert!(!files.update(std::slice::from_ref(&game), Some(&game)).unwrap(), "nothing changed");

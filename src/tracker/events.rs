@@ -123,6 +123,10 @@ pub struct Event {
     /// PDN result (`game_over`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<String>,
+    /// A move the camera never saw finished: a later board that only it and the moves after it
+    /// explain showed it was made (several plies in one reading).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inferred: Option<bool>,
     /// `init_and_valid`: whether the board showed the start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub valid: Option<bool>,
@@ -150,6 +154,7 @@ impl Event {
             current_player: None,
             result: None,
             valid: None,
+            inferred: None,
             detail: None,
         }
     }

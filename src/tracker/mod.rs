@@ -105,6 +105,15 @@ impl FromStr for KingStyle {
     }
 }
 
+/// The most plies one reading may show (see `Tracker::infer_plies`).
+const MAX_INFERRED_PLIES: usize = 4;
+
+/// What each extra ply in one reading costs against a shorter story (a deficit, as `scoring`
+/// counts them): plies the camera missed are the exception, and a flying king's move can be
+/// told as two shorter moves around the opponent's, giving the same board one ply later. One
+/// more unseen ply must be as much less likely as a rival outcome must be to be set aside.
+const PLY_PRIOR: f32 = 3.0;
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TrackerConfig {
     pub variant: Variant,
@@ -596,6 +605,9 @@ impl Tracker {
                     events.push(e);
                 }
             }
+            Decision::Unexplained { .. } if self.infer_plies(&evidence, obs.t, &mut events) => {
+                self.game_mut().uncertain = false;
+            }
             Decision::Unexplained { .. } => {
                 self.game_mut().uncertain = false;
                 let g = self.game.as_ref().expect("game");
@@ -606,6 +618,72 @@ impl Tracker {
             }
         }
         events
+    }
+
+    /// A board no move (or move under way) explains may show several plies at once: the camera
+    /// missed a finished state (the next hand came in before the board was still). Every
+    /// sequence of 2..=`MAX_INFERRED_PLIES` legal plies from the last valid position is scored
+    /// like any candidate, plus `PLY_PRIOR` per extra ply; a clear winner (explaining the board,
+    /// and `margin` ahead of every other resulting position) is recorded ply by ply, all but the
+    /// last marked as inferred, and the game goes on. Otherwise nothing changes (false).
+    fn infer_plies(&mut self, evidence: &Evidence, t: Option<f64>, events: &mut Vec<Event>) -> bool {
+        let Some(g) = self.game.as_ref() else { return false };
+        // Only from a settled position: no move under way, no king waiting to be swapped.
+        if g.over || g.pending.is_some() || g.uncrowned != 0 {
+            return false;
+        }
+        let (rules, kings, th) = (self.rules, self.config.kings, self.config.thresholds);
+        // Best score per resulting position (the same position by other orders is one outcome).
+        // (score, deficit, plies)
+        let mut outcomes: std::collections::HashMap<Position, (f32, f32, Vec<Move>)> = std::collections::HashMap::new();
+        let mut seen: std::collections::HashSet<(Position, usize)> = std::collections::HashSet::new();
+        let mut stack: Vec<(Position, Vec<Move>)> = vec![(g.pos, Vec::new())];
+        while let Some((pos, line)) = stack.pop() {
+            if line.len() >= 2 {
+                let deficit = evidence.deficit(&Look::of(&pos, hidden_kings(&pos, 0, kings)));
+                let score = deficit + PLY_PRIOR * (line.len() - 1) as f32;
+                let entry = outcomes.entry(pos).or_insert((f32::MAX, f32::MAX, Vec::new()));
+                if score < entry.0 {
+                    *entry = (score, deficit, line.clone());
+                }
+            }
+            if line.len() == MAX_INFERRED_PLIES || !seen.insert((pos, line.len())) {
+                continue;
+            }
+            for m in legal_moves(&pos, &rules) {
+                let mut next = line.clone();
+                next.push(m);
+                stack.push((pos.play(&m), next));
+            }
+        }
+        let mut ranked: Vec<(f32, f32, Vec<Move>)> = outcomes.into_values().collect();
+        ranked.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let Some((best, deficit, line)) = ranked.first().cloned() else { return false };
+        let rival = ranked.get(1).map_or(f32::MAX, |r| r.0);
+        if deficit > th.explain || rival - best < th.margin {
+            return false;
+        }
+        let last = line.len() - 1;
+        for (i, m) in line.into_iter().enumerate() {
+            let mut ply_events = Vec::new();
+            self.commit(m, true, EventKind::Move, t, &mut ply_events);
+            if i < last {
+                if let Some(RecordItem::Move(recorded)) = self.game_mut().record.items.last_mut() {
+                    recorded.inferred = true;
+                }
+                for e in ply_events.iter_mut().filter(|e| e.kind == EventKind::Move) {
+                    e.inferred = Some(true);
+                    e.detail = Some("not seen on the board: a later board shows it was made".into());
+                }
+            }
+            events.extend(ply_events);
+            if self.game.as_ref().is_some_and(|g| g.over) {
+                break;
+            }
+        }
+        let g = self.game_mut();
+        g.accepted = Look::of(&g.pos, hidden_kings(&g.pos, 0, kings));
+        true
     }
 
     fn game_mut(&mut self) -> &mut Game {
@@ -784,6 +862,7 @@ impl Tracker {
             path: path.clone(),
             fen_after: fen.clone(),
             t,
+            inferred: false,
         }));
         let line = match (kind, m.is_capture()) {
             (EventKind::Revised, _) => ok_line(side, "Move corrected"),

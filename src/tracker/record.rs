@@ -19,6 +19,10 @@ pub struct RecordedMove {
     pub fen_after: String,
     /// Time of the observation that completed it.
     pub t: Option<f64>,
+    /// Never seen on the board: the camera missed its final state, and the tracker inferred it
+    /// from a later board that only this move and the ones after it explain.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub inferred: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -118,7 +122,11 @@ fn write_game_pdn(game: &GameRecord, extra_tags: &[(String, String)]) -> String 
             RecordItem::Setup { fen } => setup = Some(fen.clone()),
             RecordItem::Move(m) => {
                 // The time of the move (video time in a replay) as a PDN clock comment.
-                let comment = m.t.map(clock_comment_tenths);
+                let comment = match (m.t.map(clock_comment_tenths), m.inferred) {
+                    (Some(clock), true) => Some(format!("{clock} inferred: not seen on the board")),
+                    (None, true) => Some("inferred: not seen on the board".to_string()),
+                    (clock, false) => clock,
+                };
                 moves.push(WrittenMove { text: m.text.clone(), comment, setup_before: setup.take() })
             }
         }
@@ -142,7 +150,7 @@ mod tests {
     use super::*;
 
     fn mv(side: Color, text: &str) -> RecordItem {
-        RecordItem::Move(RecordedMove { side, text: text.into(), path: text.into(), fen_after: String::new(), t: None })
+        RecordItem::Move(RecordedMove { side, text: text.into(), path: text.into(), fen_after: String::new(), t: None, inferred: false })
     }
 
     const SEVEN_TAGS_WITHOUT_RESULT: &str =

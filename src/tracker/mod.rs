@@ -44,7 +44,10 @@
 //! - A complete move is recorded once, when its final state is seen (or, if the camera missed
 //!   it, when the opponent's answer shows it). Until the opponent starts answering it can still
 //!   be corrected (a king set down and slid on): the record entry is replaced.
-//! - A board no candidate explains is an error (`Obligatory Capture` when a capture was due,
+//! - A board that no single move explains may show several plies at once (the camera missed a
+//!   finished state): every sequence of up to four legal plies is tried (`Tracker::infer_plies`),
+//!   and a clear winner is recorded ply by ply, the unseen plies marked `inferred`.
+//! - A board nothing explains is an error (`Obligatory Capture` when a capture was due,
 //!   `Invalid move` otherwise), never a guess; the tracker then holds until the board is back in
 //!   the last valid state (`Now is OK`). The operator can instead set the board as a new start
 //!   (a `/FEN "..."/` setup in the record) and the game goes on.

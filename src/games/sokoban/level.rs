@@ -36,10 +36,12 @@ fn error(line: usize, column: usize, problem: impl Into<String>) -> LevelError {
 
 const BOARD_SYMBOLS: &str = "#@+$*.-_ OQpPbB|0123456789";
 
-/// A board row: only board symbols, and at least one wall (so `; 12` or `12` stay titles).
+/// A board row: only board symbols and at least one wall (so `; 12` or `12` stay titles), or a
+/// row starting with a wall (so a stray character in it is reported, not taken for a comment).
 fn is_board_line(line: &str) -> bool {
     let trimmed = line.trim_end();
-    !trimmed.is_empty() && trimmed.contains('#') && trimmed.chars().all(|c| BOARD_SYMBOLS.contains(c))
+    trimmed.trim_start().starts_with('#')
+        || (trimmed.contains('#') && trimmed.chars().all(|c| BOARD_SYMBOLS.contains(c)))
 }
 
 /// One expanded row: the cell symbols and, for each, its 1-based column in the text.
@@ -286,14 +288,13 @@ mod tests {
             ("#####\n#@$.x#\n#####\n", 2, "unknown character"),
         ];
         for (text, line, problem) in cases {
-            let text = text.replace('x', "#x");
-            let found = parse_collection(&text);
-            // `x` is not a board symbol, so that row is read as a comment and splits the board.
-            let found = if problem == "unknown character" { Level::from_rows("t".into(), &expand_line(2, "#@$.x#").unwrap()).unwrap_err() } else { found.unwrap_err() };
+            let found = parse_collection(text).unwrap_err();
             assert_eq!(found.line, line, "{found}");
             assert!(found.problem.contains(problem), "{found}");
         }
         let second = parse_collection("######\n#@$.@#\n######\n").unwrap_err();
         assert_eq!(second.column, 5);
+        let stray = parse_collection("; title\n######\n#@$.x#\n######\n").unwrap_err();
+        assert_eq!((stray.line, stray.column), (3, 5), "{stray}");
     }
 }

@@ -3,9 +3,11 @@
 //! * [`level`]: reading XSB collections (also run-length rows and the original program's
 //!   `O`/`Q` box symbols) with errors naming line and column, and writing XSB.
 //! * [`game`]: a level being played: moves and pushes, undo/redo, LURD, click-to-walk, drag-a-box.
+//! * [`editor`]: the level editor's grid (30x20), its save checks, normalising, symmetries.
 //! * [`solver`]: a push-level best-first search with dead squares, freeze deadlocks, a matching
 //!   lower bound, a deadline and a cancel flag; solutions are replayed before being reported.
 
+pub mod editor;
 pub mod game;
 pub mod level;
 pub mod solver;

@@ -8,6 +8,7 @@ mod replay;
 mod perft;
 mod run;
 mod render;
+mod sokoban;
 mod track;
 
 use std::process::ExitCode;
@@ -44,6 +45,9 @@ pub enum Command {
     Run(run::RunArgs),
     /// Draw synthetic camera frames of a position or a whole game (test material for the vision).
     Render(Box<render::RenderArgs>),
+    /// Sokoban levels: solve them, benchmark the solver.
+    #[command(subcommand)]
+    Sokoban(sokoban::SokobanCommand),
 }
 
 impl Command {
@@ -80,5 +84,6 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Calibrate(args) => calibrate::run(args),
         Command::Run(args) => run::run(args),
         Command::Render(args) => render::run(*args),
+        Command::Sokoban(command) => sokoban::run(command),
     }
 }

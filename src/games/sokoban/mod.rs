@@ -1,1 +1,18 @@
-//! Sokoban: levels, rules, editor and solver.
+//! Sokoban: levels, rules and solver, pure (no I/O, no clock of its own).
+//!
+//! * [`level`]: reading XSB collections (also run-length rows and the original program's
+//!   `O`/`Q` box symbols) with errors naming line and column, and writing XSB.
+//! * [`game`]: a level being played: moves and pushes, undo/redo, LURD, click-to-walk, drag-a-box.
+//! * [`editor`]: the level editor's grid (30x20), its save checks, normalising, symmetries.
+//! * [`solver`]: a push-level best-first search with dead squares, freeze deadlocks, a matching
+//!   lower bound, a deadline and a cancel flag; solutions are replayed before being reported.
+
+pub mod editor;
+pub mod game;
+pub mod level;
+pub mod solver;
+
+/// Up, down, left, right: the order of the LURD letters `u d l r`.
+pub const DIRECTIONS: [(i32, i32); 4] = [(0, -1), (0, 1), (-1, 0), (1, 0)];
+/// LURD letter for a move in each direction (upper case when the move pushes a box).
+pub const LURD_LETTERS: [char; 4] = ['u', 'd', 'l', 'r'];

@@ -1,0 +1,30 @@
+//! Corpus-wide checks over `../shared/data/sokoban` (run by `make corpus`; `#[ignore]`d
+//! otherwise): every level of every collection reads, has as many boxes as goals, and survives
+//! a round trip through the XSB writer.
+
+mod common;
+
+use boardwatch::games::sokoban::level::{parse_collection, write_collection};
+
+#[test]
+#[ignore = "needs the shared data; run by `make corpus`"]
+fn every_collection_reads_and_round_trips() {
+    let Some(data) = common::shared_data() else { return };
+    let expected = [
+        ("microban_155.xsb", 155),
+        ("microban_ii_135.xsb", 135),
+        ("microban_iii_101.xsb", 101),
+        ("microban_iv_102.xsb", 102),
+        ("xsokoban_90.xsb", 90),
+    ];
+    for (name, count) in expected {
+        let path = data.join("sokoban").join(name);
+        let text = common::load_lossy(&path);
+        let levels = parse_collection(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(levels.len(), count, "{name}");
+        let again = parse_collection(&write_collection(&levels)).unwrap();
+        for (a, b) in levels.iter().zip(&again) {
+            assert_eq!((a.title.as_str(), a.to_xsb()), (b.title.as_str(), b.to_xsb()), "{name}");
+        }
+    }
+}

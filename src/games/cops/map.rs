@@ -134,6 +134,21 @@ impl Map {
         [up, down, left, right].into_iter().flatten().filter(|s| self.is_road(*s))
     }
 
+    /// A random map: each square a building with probability `building_share`, the three pieces
+    /// on distinct random roads (at least three roads are kept). For tests and benchmarks.
+    pub fn random(width: usize, height: usize, building_share: f64, rng: &mut impl rand::Rng) -> Map {
+        assert!((1..=MAX_SIDE).contains(&width) && (1..=MAX_SIDE).contains(&height) && width * height >= 3);
+        let mut road: Vec<bool> = (0..width * height).map(|_| !rng.gen_bool(building_share)).collect();
+        while road.iter().filter(|r| **r).count() < 3 {
+            let square = rng.gen_range(0..road.len());
+            road[square] = true;
+        }
+        let roads: Vec<Square> = (0..road.len()).filter(|&s| road[s]).map(|s| s as Square).collect();
+        let picked = rand::seq::index::sample(rng, roads.len(), 3);
+        let start = Positions { police1: roads[picked.index(0)], police2: roads[picked.index(1)], thief: roads[picked.index(2)] };
+        Map { width, height, road, start }
+    }
+
     /// Number of road squares.
     pub fn road_count(&self) -> usize {
         self.road.iter().filter(|r| **r).count()

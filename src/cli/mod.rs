@@ -1,6 +1,7 @@
 //! Subcommands. Each module parses nothing itself: clap does, from the structs below.
 
 mod calibrate;
+mod cops;
 mod detect;
 mod overlay_video;
 mod pdn;
@@ -44,6 +45,9 @@ pub enum Command {
     Run(run::RunArgs),
     /// Draw synthetic camera frames of a position or a whole game (test material for the vision).
     Render(Box<render::RenderArgs>),
+    /// Cops and Robbers (classic): solve a map, play it in the terminal, run matches.
+    #[command(subcommand)]
+    Cops(cops::CopsCommand),
 }
 
 impl Command {
@@ -80,5 +84,6 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Calibrate(args) => calibrate::run(args),
         Command::Run(args) => run::run(args),
         Command::Render(args) => render::run(*args),
+        Command::Cops(command) => cops::run(command),
     }
 }

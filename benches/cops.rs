@@ -1,5 +1,5 @@
 //! `cargo bench --bench cops [MAP]`: solve time and memory of the Cops and Robbers solver on
-//! board1 (path as the argument, default `../shared/data/cops/board1.txt`) and random 32x32
+//! board1 (path as the argument, default `$BOARDWATCH_SHARED/data/cops/board1.txt`) and random 32x32
 //! and 64x64 maps, then match statistics of the classic and perfect players on board1, both modes.
 
 use std::time::Instant;
@@ -42,7 +42,9 @@ fn time_solve(name: &str, map: &Map, runs: u32) {
 }
 
 fn main() {
-    let path = std::env::args().nth(1).filter(|a| !a.starts_with('-')).unwrap_or_else(|| "../shared/data/cops/board1.txt".into());
+    let path = std::env::args().nth(1).filter(|a| !a.starts_with('-')).unwrap_or_else(|| {
+        format!("{}/data/cops/board1.txt", std::env::var("BOARDWATCH_SHARED").unwrap_or_else(|_| "../shared".into()))
+    });
     let board1 = Map::parse(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))).expect("board1 parses");
     time_solve("board1", &board1, 3);
     time_solve("random 32x32 (60% buildings)", &Map::random(32, 32, 0.6, &mut ChaCha8Rng::seed_from_u64(32)), 1);

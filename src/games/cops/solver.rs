@@ -282,6 +282,7 @@ mod tests {
 
     #[test]
     fn perfect_players_keep_to_the_solution() {
+        let mut predicted_captures = 0;
         for seed in 0..6 {
             let map = Map::random(9, 9, 0.3, &mut ChaCha8Rng::seed_from_u64(seed));
             let solution = solve(&map, DEFAULT_MAX_STATES).unwrap();
@@ -292,6 +293,7 @@ mod tests {
                 assert_eq!(exact.winner == Team::Police, predicted.is_some(), "seed {seed} {mode:?}");
                 if let Some(moves) = predicted {
                     assert_eq!(exact.moves, moves);
+                    predicted_captures += 1;
                 }
                 for game_seed in 0..5 {
                     // Perfect police never lose where the solution says they win, nor take longer.
@@ -309,5 +311,6 @@ mod tests {
                 }
             }
         }
+        assert!(predicted_captures >= 4, "the random maps must exercise police wins: {predicted_captures}");
     }
 }

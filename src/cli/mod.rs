@@ -1,6 +1,7 @@
 //! Subcommands. Each module parses nothing itself: clap does, from the structs below.
 
 mod calibrate;
+mod cops;
 mod detect;
 mod overlay_video;
 mod pdn;
@@ -48,6 +49,9 @@ pub enum Command {
     /// Sokoban levels: solve them, benchmark the solver.
     #[command(subcommand)]
     Sokoban(sokoban::SokobanCommand),
+    /// Cops and Robbers (classic): solve a map, play it in the terminal, run matches.
+    #[command(subcommand)]
+    Cops(cops::CopsCommand),
 }
 
 impl Command {
@@ -85,5 +89,6 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Run(args) => run::run(args),
         Command::Render(args) => render::run(*args),
         Command::Sokoban(command) => sokoban::run(command),
+        Command::Cops(command) => cops::run(command),
     }
 }

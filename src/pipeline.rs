@@ -23,6 +23,10 @@ pub fn observation_from_view(view: &BoardView, rules: &Rules) -> Observation {
     Observation { squares, t: Some(view.t) }
 }
 
+/// While the tracker takes the board for a misread, the still board is handed on again this
+/// often (seconds), so that a board that stays becomes an error in time.
+const REFEED_INTERVAL: f64 = 0.5;
+
 /// What one frame produced.
 pub struct Step {
     pub frame: FrameResult,
@@ -35,7 +39,8 @@ pub struct BoardPipeline {
     pub watcher: Watcher,
     pub tracker: Tracker,
     started: bool,
-    last_fed: Option<[[char; 8]; 8]>,
+    /// The last still board handed to the tracker, and when.
+    last_fed: Option<([[char; 8]; 8], f64)>,
 }
 
 impl BoardPipeline {
@@ -57,26 +62,37 @@ impl BoardPipeline {
         Some(board)
     }
 
-    /// Process one frame taken at `t` seconds. Only still states reach the tracker, and only
-    /// when they differ from the last one it saw; the game starts (`Init Ready`) at the first.
+    /// Whether a still view goes to the tracker: when it differs from the last one it saw, or,
+    /// while the tracker waits to see whether a board nothing explains stays, again every
+    /// `REFEED_INTERVAL`.
+    fn should_feed(&self, view: &BoardView) -> bool {
+        match self.last_fed {
+            None => true,
+            Some((grid, _)) if grid != view.grid => true,
+            Some((_, fed_at)) => self.tracker.is_suspecting() && view.t - fed_at >= REFEED_INTERVAL,
+        }
+    }
+
+    /// Process one frame taken at `t` seconds. Only still states reach the tracker (see
+    /// `should_feed`); the game starts (`Init Ready`) at the first.
     pub fn process(&mut self, image: &Mat, t: f64) -> vision::Result<Step> {
         let frame = self.watcher.process(image, t)?;
         let mut events = Vec::new();
         if let Some(view) = frame.view.as_ref().filter(|v| v.stable) {
-            if self.last_fed != Some(view.grid) {
+            if self.should_feed(view) {
                 if !self.started {
                     events.extend(self.tracker.init());
                     self.started = true;
                 }
                 let observation = observation_from_view(view, self.tracker.rules());
                 let new_events = self.tracker.observe(&observation);
-                if new_events.iter().any(|e| matches!(e.kind, EventKind::Move | EventKind::Crowned | EventKind::Init | EventKind::Recovered)) {
+                if new_events.iter().any(|e| matches!(e.kind, EventKind::Move | EventKind::Crowned | EventKind::Init | EventKind::Recovered | EventKind::Resynchronised)) {
                     if let Some(board) = self.accepted_board() {
                         self.watcher.learn_accepted(&board);
                     }
                 }
                 events.extend(new_events);
-                self.last_fed = Some(view.grid);
+                self.last_fed = Some((view.grid, view.t));
             }
         }
         Ok(Step { frame, events })

@@ -16,6 +16,12 @@ fn tracker(variant: Variant, kings: KingStyle) -> Tracker {
     Tracker::new(TrackerConfig::new(variant, kings))
 }
 
+/// A tracker that calls an unexplained board an error at once (`error_after` 0), for the tests
+/// about *what* is an error; `tests/tracker_resync.rs` tests *when*.
+fn prompt_referee(variant: Variant, kings: KingStyle) -> Tracker {
+    Tracker::new(TrackerConfig { error_after: 0.0, ..TrackerConfig::new(variant, kings) })
+}
+
 fn start_at(t: &mut Tracker, board: &Board, to_move: Color) {
     t.observe(&board.obs());
     t.set_start(Some(to_move)).expect("clear board");
@@ -40,7 +46,7 @@ fn a_king_slid_on_before_the_answer_corrects_the_move() {
         w.......
         ",
     );
-    let mut t = tracker(Variant::Pool, KingStyle::Visible);
+    let mut t = prompt_referee(Variant::Pool, KingStyle::Visible);
     start_at(&mut t, &start, Color::Black);
     let mut b = start.clone();
     b.slide((0, 1), (2, 3));
@@ -136,7 +142,7 @@ fn draws_and_resignations_come_from_the_operator() {
 
 #[test]
 fn an_unexplained_board_can_be_set_as_the_new_start_and_the_game_goes_on() {
-    let mut t = tracker(Variant::Pool, KingStyle::Visible);
+    let mut t = prompt_referee(Variant::Pool, KingStyle::Visible);
     t.init();
     let mut b = Board::start();
     b.slide((2, 1), (3, 0));
@@ -232,7 +238,7 @@ fn the_operator_enters_a_result() {
 
 #[test]
 fn a_misread_square_without_a_move_is_no_error_when_soft() {
-    let mut t = tracker(Variant::Pool, KingStyle::Visible);
+    let mut t = prompt_referee(Variant::Pool, KingStyle::Visible);
     t.init();
     // An empty square read as 70% yellow man: no legal state has one there, and the board as it
     // stands explains the reading well enough: nothing to say.
@@ -263,7 +269,7 @@ fn majority_rule_refuses_the_shorter_capture() {
     let pos = parse_fen("B:Wd4,d6,f4:Bc5,c7", &rules).unwrap();
     let legal = legal_moves(&pos, &rules);
     assert!(legal.iter().all(|m| m.capture_count() == 2), "{legal:?}");
-    let mut t = tracker(Variant::Brazilian, KingStyle::Visible);
+    let mut t = prompt_referee(Variant::Brazilian, KingStyle::Visible);
     t.set_start_position(pos);
     // Any single capture that is not the start of the double one: an obligatory-capture error.
     let all = legal_moves(&pos, &Variant::Pool.rules());
@@ -309,7 +315,7 @@ fn a_half_seen_capture_is_recorded_when_the_answer_shows_it() {
 
 #[test]
 fn back_during_an_error_judges_the_next_board_afresh() {
-    let mut t = tracker(Variant::Pool, KingStyle::Visible);
+    let mut t = prompt_referee(Variant::Pool, KingStyle::Visible);
     t.init();
     let mut b = Board::start();
     b.slide((2, 1), (4, 3)); // two squares: invalid

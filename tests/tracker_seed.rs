@@ -14,7 +14,7 @@ use boardwatch::tracker::{ErrorKind, Event, EventKind, KingStyle, Tracker, Track
 use tracker_common::{lines, Board};
 
 fn seed_tracker() -> Tracker {
-    Tracker::new(TrackerConfig::new(Variant::Pool, KingStyle::Visible))
+    Tracker::new(TrackerConfig::new(Variant::Pool, KingStyle::Visible).strict())
 }
 
 /// Feed boards one after another (as pressing `move` after each edit), collecting all events.

@@ -17,7 +17,7 @@ INPUT (one JSON object per line; blank lines are skipped):
   {\"grid\": [\".b.b.b.b\", \"b.b.b.b.\", ..., \"w.w.w.w.\"], \"t\": 12.5}
     grid: 8 rows of 8 characters in board coordinates, row 0 at the edge where Black's men
       start, column 0 on the left (a diagram with White at the bottom), as `boardwatch detect`
-      writes them: `.` empty, `b`/`B` Black man/king (dark wood, or the seed's red/blue),
+      writes them: `.` empty, `b`/`B` Black man/king (dark wood, or the original program's red/blue),
       `w`/`W` White man/king (light wood, or yellow/green), `?` unknown. Light squares are ignored.
     t: seconds (optional), copied into the events.
     probs (optional): 8 rows of 8 entries; each `null` (use the grid character), an array of 5
@@ -32,10 +32,18 @@ INPUT (one JSON object per line; blank lines are skipped):
   board {\"op\": \"confirm\"} (take the likeliest reading) or {\"op\": \"reject\"}.
 
 OUTPUT: one JSON event per line: seq, t, kind (init, init_and_valid, move, capture_step,
-  crowned, revised, error, recovered, uncertain, game_over, back, cleared, confirmed, rejected),
-  line (the seed's numbered log line, e.g. \"2: OK: Player1- Move Success\"), text, player
+  crowned, revised, error, recovered, resynchronised, uncertain, game_over, back, cleared,
+  confirmed, rejected),
+  line (the original program's numbered log line, e.g. \"2: OK: Player1- Move Success\"), text, player
   (1 = Black, 2 = White), move, path, captured, crowned, fen, changed ([row][col] squares of an
-  error), error, current_player, result, valid, detail.
+  error), error, current_player, result, inferred (a move never seen finished, shown by a later
+  board), valid, detail.
+
+ERRORS: a board no legal move explains is first `uncertain` (taken for a misread); if it stays
+  --error-after seconds it is an `error` with the original program's line, and the tracker holds
+  until the board shows the last valid position (`recovered`, \"Now is OK\") or a position
+  clearly reached from it by up to four legal moves (`resynchronised`, the moves recorded after
+  it). --strict: errors at once and only the last valid position ends them.
 
 The game starts at the standard start position (or --fen) with `Init Ready`.";
 
@@ -43,13 +51,24 @@ The game starts at the standard start position (or --fen) with `Init Ready`.";
 #[command(after_long_help = FORMAT_HELP)]
 pub struct TrackArgs {
     /// Rule set: pool, brazilian, russian, english, italian, spanish, czech. Black moves first in
-    /// pool and english (as the seed's red), White in the others.
+    /// pool and english (as the original program's red), White in the others.
     #[arg(long, default_value = "pool")]
     variant: Variant,
-    /// `visible`: kings have their own colour (the seed's blue and green); `stacked`: kings are
+    /// `visible`: kings have their own colour (the original program's blue and green); `stacked`: kings are
     /// two stacked men and look like men (`B`/`W` in the input then count as `b`/`w`).
     #[arg(long, default_value = "visible")]
     kings: KingStyle,
+    /// The original program's strict referee (for teaching): a board no legal move explains is
+    /// an error at once, several plies in one reading are not inferred, and only the last valid
+    /// position ends an error. Without it, such a board is an error only once it has stayed
+    /// --error-after seconds, and after an error the record resynchronises on a position clearly
+    /// reached from the last valid one.
+    #[arg(long)]
+    strict: bool,
+    /// Seconds a board no legal move explains must stay before it is an error (tolerant mode;
+    /// observations without `t` count as one second apart).
+    #[arg(long, value_name = "SECONDS", default_value_t = boardwatch::tracker::DEFAULT_ERROR_AFTER, value_parser = parse_seconds)]
+    error_after: f64,
     /// Start from this position (PDN FEN, e.g. `B:W18,K5:B14`) instead of the standard start.
     #[arg(long)]
     fen: Option<String>,
@@ -59,6 +78,14 @@ pub struct TrackArgs {
     /// Observations as JSON lines; `-` or nothing reads standard input.
     #[arg(value_name = "FILE")]
     input: Option<PathBuf>,
+}
+
+/// A duration in seconds: finite and not negative.
+pub fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("`{text}` is not a number of seconds (0 or more)")),
+    }
 }
 
 fn emit(out: &mut impl Write, events: &[Event]) -> anyhow::Result<()> {
@@ -72,7 +99,8 @@ fn emit(out: &mut impl Write, events: &[Event]) -> anyhow::Result<()> {
 }
 
 pub fn run(args: TrackArgs) -> anyhow::Result<ExitCode> {
-    let mut tracker = Tracker::new(TrackerConfig::new(args.variant, args.kings));
+    let config = TrackerConfig { strict: args.strict, error_after: args.error_after, ..TrackerConfig::new(args.variant, args.kings) };
+    let mut tracker = Tracker::new(config);
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let start = match &args.fen {

@@ -122,6 +122,7 @@ mod tests {
             fen_after: String::new(),
             t: None,
             inferred: false,
+            alternatives: Vec::new(),
         }));
         assert!(files.update(std::slice::from_ref(&game), Some(&game)).unwrap());
         assert!(!files.update(std::slice::from_ref(&game), Some(&game)).unwrap(), "nothing changed");

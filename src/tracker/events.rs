@@ -43,10 +43,17 @@ pub enum EventKind {
     /// slid on after being set down).
     Revised,
     /// `Error: PlayerN- Invalid move` / `Obligatory Capture` / `Failed Change pawn to dame`: the
-    /// tracker now waits for the board to return to the last valid state.
+    /// tracker now waits for the board to return to the last valid state (or, in tolerant mode,
+    /// to show a position legally reached from it). In tolerant mode a board nothing explains
+    /// is an error only once it has stayed `error_after` seconds.
     Error,
     /// `Now is OK`: the board is back in the last valid state.
     Recovered,
+    /// `Now is OK: record resynchronised`: after an error, the board showed a position clearly
+    /// reached from the last valid one by legal moves (the error was a misread, or the wrong move
+    /// was taken back and play went on); those moves follow as their own events. Not in strict
+    /// mode, where only the last valid state ends an error, as in the original program.
+    Resynchronised,
     /// `Wait: PlayerN- Board unclear`: no state clearly explains the observation; nothing changes.
     Uncertain,
     /// `Game over: ...` with the result.
@@ -127,6 +134,10 @@ pub struct Event {
     /// explain showed it was made (several plies in one reading).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inferred: Option<bool>,
+    /// Other moves that give the same board (several plies in one reading): the board cannot
+    /// tell which of them was played.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alternatives: Vec<String>,
     /// `init_and_valid`: whether the board showed the start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub valid: Option<bool>,
@@ -155,6 +166,7 @@ impl Event {
             result: None,
             valid: None,
             inferred: None,
+            alternatives: Vec::new(),
             detail: None,
         }
     }

@@ -47,10 +47,15 @@
 //! - A board that no single move explains may show several plies at once (the camera missed a
 //!   finished state): every sequence of up to four legal plies is tried (`Tracker::infer_plies`),
 //!   and a clear winner is recorded ply by ply, the unseen plies marked `inferred`.
-//! - A board nothing explains is an error (`Obligatory Capture` when a capture was due,
-//!   `Invalid move` otherwise), never a guess; the tracker then holds until the board is back in
-//!   the last valid state (`Now is OK`). The operator can instead set the board as a new start
-//!   (a `/FEN "..."/` setup in the record) and the game goes on.
+//! - A board nothing explains is first taken for a misread (`uncertain`); if it stays
+//!   `error_after` seconds (3 by default) it is an error (`Obligatory Capture` when a capture was
+//!   due, `Invalid move` otherwise), never a guess. The tracker then holds until the board is back
+//!   in the last valid state (`Now is OK`) or shows a position clearly reached from it by up to
+//!   four legal plies (`Now is OK: record resynchronised`, the plies recorded): a misread or a
+//!   taken-back move never stops the record for the rest of the game. The operator can instead
+//!   set the board as a new start (a `/FEN "..."/` setup in the record) and the game goes on.
+//! - Strict mode ([`TrackerConfig::strict`]) is the original program's referee, for teaching:
+//!   errors at once, no plies inferred, and only the last valid state ends an error.
 //! - Colour-coded kings: the crowning swap is its own event (`Changed pawn to dame`); the opponent
 //!   moving while the man still waits on the last row is `Failed Change pawn to dame`. Stacked
 //!   kings: the tracker crowns by itself.
@@ -66,8 +71,9 @@ pub mod observation;
 pub mod record;
 pub mod scoring;
 
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet};
 use std::str::FromStr;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -111,11 +117,19 @@ impl FromStr for KingStyle {
 /// The most plies one reading may show (see `Tracker::infer_plies`).
 const MAX_INFERRED_PLIES: usize = 4;
 
+/// How many lines to the same board are kept to name a ply's alternatives.
+const MAX_ALTERNATIVE_LINES: usize = 8;
+
 /// What each extra ply in one reading costs against a shorter story (a deficit, as `scoring`
 /// counts them): plies the camera missed are the exception, and a flying king's move can be
 /// told as two shorter moves around the opponent's, giving the same board one ply later. One
 /// more unseen ply must be as much less likely as a rival outcome must be to be set aside.
 const PLY_PRIOR: f32 = 3.0;
+
+/// How long (seconds of observation time) a board that no legal story explains must stay before
+/// it is an error, unless configured otherwise: long enough for a misread of a second or two to
+/// come right, short enough for a referee.
+pub const DEFAULT_ERROR_AFTER: f64 = 3.0;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TrackerConfig {
@@ -124,11 +138,31 @@ pub struct TrackerConfig {
     pub thresholds: Thresholds,
     /// The chance that a hard grid character is wrong.
     pub hard_error: f32,
+    /// The original program's referee, for teaching: a board nothing explains is an error at
+    /// once, several plies in one reading are not inferred, and after an error only the last
+    /// valid position ends the hold.
+    pub strict: bool,
+    /// Tolerant mode: a board no legal sequence explains is an error only once it has stayed this
+    /// many seconds (observations without a time count as one second apart); until then it is
+    /// taken for a misread. 0 raises at once (but still resynchronises).
+    pub error_after: f64,
 }
 
 impl TrackerConfig {
     pub fn new(variant: Variant, kings: KingStyle) -> TrackerConfig {
-        TrackerConfig { variant, kings, thresholds: Thresholds::default(), hard_error: 0.01 }
+        TrackerConfig {
+            variant,
+            kings,
+            thresholds: Thresholds::default(),
+            hard_error: 0.01,
+            strict: false,
+            error_after: DEFAULT_ERROR_AFTER,
+        }
+    }
+
+    /// The same, as the original program's strict referee.
+    pub fn strict(self) -> TrackerConfig {
+        TrackerConfig { strict: true, ..self }
     }
 }
 
@@ -166,6 +200,18 @@ struct Pending {
 #[derive(Clone, Debug)]
 struct Hold {
     changed: u64,
+}
+
+/// A board that no legal story explains, not yet an error (tolerant mode): it becomes one when
+/// it has stayed `error_after` seconds; any board that a legal story explains drops it.
+#[derive(Clone, Debug)]
+struct Suspect {
+    /// The squares read confidently, and as what: the same board read again keeps the clock.
+    reads: [Option<SquareClass>; 64],
+    /// When it was first seen (observation time, or the reading count for untimed input).
+    since: f64,
+    kind: ErrorKind,
+    evidence: Evidence,
 }
 
 /// The game before a move, to undo it.
@@ -220,6 +266,9 @@ pub struct Tracker {
     line_number: u32,
     last_observation: Option<Observation>,
     last_evidence: Option<Evidence>,
+    suspect: Option<Suspect>,
+    /// The clock of untimed observations: one second per observation.
+    readings: u64,
 }
 
 impl Tracker {
@@ -235,6 +284,8 @@ impl Tracker {
             line_number: 0,
             last_observation: None,
             last_evidence: None,
+            suspect: None,
+            readings: 0,
         }
     }
 
@@ -259,6 +310,19 @@ impl Tracker {
     /// Whether the tracker is holding after an error.
     pub fn is_holding(&self) -> bool {
         self.game.as_ref().is_some_and(|g| g.hold.is_some())
+    }
+
+    /// Whether the board last seen is one no legal story explains, not yet an error: it will be
+    /// one if it stays: feed the still board again as time passes (about every half second).
+    pub fn is_suspecting(&self) -> bool {
+        self.suspect.is_some()
+    }
+
+    /// Strict (the original program's referee) or tolerant mode; takes effect from the next
+    /// observation.
+    pub fn set_strict(&mut self, strict: bool) {
+        self.config.strict = strict;
+        self.suspect = None;
     }
 
     /// Every game so far: those ended by init or clear, then the current one.
@@ -388,6 +452,7 @@ impl Tracker {
             candidates: None,
         });
         self.last_evidence = None;
+        self.suspect = None;
         tracing::debug!("Init new Board");
         tracing::debug!("Current player: {}", player_number(pos.to_move));
         // The seed's window starts again at line 1 with every init.
@@ -475,6 +540,7 @@ impl Tracker {
         g.accepted = Look::of(&pos, hidden);
         g.candidates = None;
         self.last_evidence = None;
+        self.suspect = None;
         self.line_number = 0;
         let mut e = self.event(None, EventKind::Init, "Init Ready".into());
         e.fen = Some(fen);
@@ -498,6 +564,7 @@ impl Tracker {
         let accepted = Look::of(&pos, hidden_kings(&pos, uncrowned, self.config.kings));
         self.game.as_mut().expect("game").accepted = accepted;
         self.last_evidence = None;
+        self.suspect = None;
         let mut e = self.event(None, EventKind::Back, format!("Back: Player{} to move", player_number(pos.to_move)));
         e.fen = Some(to_fen(&pos, &self.rules));
         e.current_player = Some(player_number(pos.to_move));
@@ -512,6 +579,7 @@ impl Tracker {
             }
         }
         self.last_evidence = None;
+        self.suspect = None;
         vec![self.event(None, EventKind::Cleared, "Clear".into())]
     }
 
@@ -545,19 +613,25 @@ impl Tracker {
     /// Judge one observed board state.
     pub fn observe(&mut self, obs: &Observation) -> Vec<Event> {
         self.last_observation = Some(obs.clone());
+        self.readings += 1;
+        let now = obs.t.unwrap_or(self.readings as f64);
         let evidence = Evidence::new(obs, &self.rules, self.config.kings, self.config.hard_error);
-        // As the seed's `BoardIsNew`: the same board again says nothing new.
+        let mut events = Vec::new();
+        // As the seed's `BoardIsNew`: the same board again says nothing new, except that time
+        // passed over a board nothing explains.
         if self.last_evidence.as_ref() == Some(&evidence) {
-            return Vec::new();
+            self.check_suspect(now, obs.t, &mut events);
+            return events;
         }
         self.last_evidence = Some(evidence.clone());
-        let mut events = Vec::new();
         let Some(g) = self.game.as_ref() else { return events };
         if g.over && g.tentative.is_none() {
             return events;
         }
         if g.hold.is_some() {
-            self.try_recover(&evidence, obs.t, &mut events);
+            if !self.try_recover(&evidence, obs.t, &mut events) && !self.config.strict {
+                self.try_resync(&evidence, obs.t, &mut events);
+            }
             return events;
         }
         let candidates = self.candidates();
@@ -571,6 +645,10 @@ impl Tracker {
                 }
             }
             return events;
+        }
+        if !matches!(decision, Decision::Unexplained { .. }) {
+            // A legal story explains the board: whatever looked wrong before was a misread.
+            self.suspect = None;
         }
         match decision {
             Decision::Accept { best, near } => {
@@ -608,19 +686,69 @@ impl Tracker {
                     events.push(e);
                 }
             }
-            Decision::Unexplained { .. } if self.infer_plies(&evidence, obs.t, &mut events) => {
+            Decision::Unexplained { .. } if !self.config.strict && self.infer_plies(&evidence, obs.t, &mut events) => {
+                self.suspect = None;
                 self.game_mut().uncertain = false;
             }
             Decision::Unexplained { .. } => {
-                self.game_mut().uncertain = false;
                 let g = self.game.as_ref().expect("game");
-                let side = g.pos.to_move;
                 let capture_due = legal_moves(&g.pos, &self.rules).iter().any(Move::is_capture);
                 let kind = if capture_due { ErrorKind::ObligatoryCapture } else { ErrorKind::InvalidMove };
-                self.raise(kind, side, &evidence, obs.t, &mut events);
+                if self.config.strict {
+                    self.game_mut().uncertain = false;
+                    let side = self.game.as_ref().expect("game").pos.to_move;
+                    self.raise(kind, side, &evidence, obs.t, &mut events);
+                } else {
+                    self.suspect_board(kind, evidence, now, obs.t, &mut events);
+                }
             }
         }
         events
+    }
+
+    /// Tolerant mode: a board no legal story explains is first taken for a misread (reported
+    /// once as an unclear board); [`Tracker::check_suspect`] makes it an error if it stays.
+    fn suspect_board(&mut self, kind: ErrorKind, evidence: Evidence, now: f64, t: Option<f64>, events: &mut Vec<Event>) {
+        let margin = self.config.thresholds.margin;
+        let reads: [Option<SquareClass>; 64] = std::array::from_fn(|sq| {
+            (DARK & bit(sq as u8) != 0).then(|| evidence.read(sq as u8, margin)).flatten()
+        });
+        let same_board = self.suspect.as_ref().is_some_and(|s| s.reads == reads);
+        if !same_board {
+            self.suspect = Some(Suspect { reads, since: now, kind, evidence });
+        }
+        self.check_suspect(now, t, events);
+        if !same_board && self.suspect.is_some() {
+            // Not an error yet: say once that the board is unclear.
+            let g = self.game_mut();
+            if !g.uncertain {
+                g.uncertain = true;
+                let side = g.pos.to_move;
+                let mut e = self.event(t, EventKind::Uncertain, format!("Wait: Player{}- Board unclear", player_number(side)));
+                e.player = Some(player_number(side));
+                e.detail = Some(format!(
+                    "no legal move explains the board: taken for a misread, an error if it stays {:.1} s",
+                    self.config.error_after
+                ));
+                events.push(e);
+            }
+        }
+    }
+
+    /// A board nothing explains that has stayed `error_after` seconds is a referee's error.
+    fn check_suspect(&mut self, now: f64, t: Option<f64>, events: &mut Vec<Event>) {
+        let Some(suspect) = self.suspect.as_ref() else { return };
+        if now - suspect.since < self.config.error_after {
+            return;
+        }
+        let suspect = self.suspect.take().expect("checked");
+        let Some(g) = self.game.as_mut() else { return };
+        if g.hold.is_some() || g.over {
+            return;
+        }
+        g.uncertain = false;
+        let side = g.pos.to_move;
+        self.raise(suspect.kind, side, &suspect.evidence, t, events);
     }
 
     /// A board no move (or move under way) explains may show several plies at once: the camera
@@ -636,10 +764,10 @@ impl Tracker {
             return false;
         }
         let (rules, kings, th) = (self.rules, self.config.kings, self.config.thresholds);
-        // Best score per resulting position (the same position by other orders is one outcome).
-        // (score, deficit, plies)
-        let mut outcomes: std::collections::HashMap<Position, (f32, f32, Vec<Move>)> = std::collections::HashMap::new();
-        let mut seen: std::collections::HashSet<(Position, usize)> = std::collections::HashSet::new();
+        // Per resulting position (the same position by other orders is one outcome): the best
+        // score, its deficit, and every shortest line reaching it.
+        let mut outcomes: HashMap<Position, (f32, f32, Vec<Vec<Move>>)> = HashMap::new();
+        let mut seen: HashSet<(Position, usize)> = HashSet::new();
         let mut stack: Vec<(Position, Vec<Move>)> = vec![(g.pos, Vec::new())];
         while let Some((pos, line)) = stack.pop() {
             if line.len() >= 2 {
@@ -647,7 +775,9 @@ impl Tracker {
                 let score = deficit + PLY_PRIOR * (line.len() - 1) as f32;
                 let entry = outcomes.entry(pos).or_insert((f32::MAX, f32::MAX, Vec::new()));
                 if score < entry.0 {
-                    *entry = (score, deficit, line.clone());
+                    *entry = (score, deficit, vec![line.clone()]);
+                } else if score == entry.0 && entry.2.len() < MAX_ALTERNATIVE_LINES {
+                    entry.2.push(line.clone());
                 }
             }
             if line.len() == MAX_INFERRED_PLIES || !seen.insert((pos, line.len())) {
@@ -659,25 +789,31 @@ impl Tracker {
                 stack.push((pos.play(&m), next));
             }
         }
-        let mut ranked: Vec<(f32, f32, Vec<Move>)> = outcomes.into_values().collect();
+        let mut ranked: Vec<(f32, f32, Vec<Vec<Move>>)> = outcomes.into_values().collect();
         ranked.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let Some((best, deficit, line)) = ranked.first().cloned() else { return false };
+        let Some((best, deficit, lines)) = ranked.first().cloned() else { return false };
         let rival = ranked.get(1).map_or(f32::MAX, |r| r.0);
         if deficit > th.explain || rival - best < th.margin {
             return false;
         }
+        // The record takes the first line; where another line reaching the same board differs,
+        // the other moves are named with the ply (the board cannot tell them apart).
+        let alternatives = ply_alternatives(&lines, &self.game.as_ref().expect("game").pos, &rules);
+        let line = lines.into_iter().next().expect("a line");
         let last = line.len() - 1;
         for (i, m) in line.into_iter().enumerate() {
             let mut ply_events = Vec::new();
             self.commit(m, true, EventKind::Move, t, &mut ply_events);
-            if i < last {
-                if let Some(RecordItem::Move(recorded)) = self.game_mut().record.items.last_mut() {
-                    recorded.inferred = true;
-                }
-                for e in ply_events.iter_mut().filter(|e| e.kind == EventKind::Move) {
+            if let Some(RecordItem::Move(recorded)) = self.game_mut().record.items.last_mut() {
+                recorded.inferred = i < last;
+                recorded.alternatives = alternatives[i].clone();
+            }
+            for e in ply_events.iter_mut().filter(|e| e.kind == EventKind::Move) {
+                if i < last {
                     e.inferred = Some(true);
                     e.detail = Some("not seen on the board: a later board shows it was made".into());
                 }
+                e.alternatives = alternatives[i].clone();
             }
             events.extend(ply_events);
             if self.game.as_ref().is_some_and(|g| g.over) {
@@ -752,8 +888,65 @@ impl Tracker {
         events.push(e);
     }
 
+    /// Tolerant mode, after an error: a board that shows a complete move, or several plies, from
+    /// the last valid position (and clearly wins, as any reading must) ends the hold: the error
+    /// was a misread, or the players took back the wrong move and went on. The plies are recorded
+    /// (unseen ones inferred) after a `Now is OK` that says the record was resynchronised. A move
+    /// merely under way does not end the hold.
+    fn try_resync(&mut self, evidence: &Evidence, t: Option<f64>, events: &mut Vec<Event>) {
+        let candidates = self.candidates();
+        let mut resync = Vec::new();
+        let resumed = match decide(evidence, &candidates, &self.config.thresholds) {
+            Decision::Accept { best, near }
+                if !candidates[best].plan.failed_crown
+                    && (!candidates[best].plan.commits.is_empty() || candidates[best].plan.crown) =>
+            {
+                self.game_mut().hold = None;
+                let progress = near.iter().fold(candidates[best].plan.progress.clone(), |acc, &i| {
+                    merge_progress(acc, candidates[i].plan.progress.clone())
+                });
+                self.apply(&candidates[best], progress, evidence, t, &mut resync);
+                true
+            }
+            Decision::Unexplained { .. } => {
+                // Plies are inferred only from a settled position: what was under way before the
+                // error is forgotten (it is back on the board or part of the plies).
+                let g = self.game_mut();
+                let (hold, pending) = (g.hold.take(), g.pending.take());
+                let inferred = self.infer_plies(evidence, t, &mut resync);
+                if !inferred {
+                    let g = self.game_mut();
+                    g.hold = hold;
+                    g.pending = pending;
+                }
+                inferred
+            }
+            _ => false,
+        };
+        if !resumed {
+            return;
+        }
+        self.suspect = None;
+        let g = self.game_mut();
+        g.uncertain = false;
+        g.candidates = None;
+        let to_move = g.pos.to_move;
+        let plies: Vec<String> = resync.iter().filter_map(|e| e.mv.clone().filter(|_| e.kind == EventKind::Move)).collect();
+        let mut e = self.event(t, EventKind::Resynchronised, "Now is OK: record resynchronised".into());
+        e.current_player = Some(player_number(to_move));
+        e.detail = Some(format!(
+            "the board shows {} played from the last valid position; the error is left behind",
+            if plies.is_empty() { "the crowning".to_string() } else { plies.join(" ") }
+        ));
+        events.push(e);
+        // The resynchronising line comes first, then the moves it recorded.
+        let offset = events.len() - 1;
+        events.extend(resync);
+        renumber_after(&mut events[offset..]);
+    }
+
     /// After an error: back in the last accepted state (or the last position) means `Now is OK`.
-    fn try_recover(&mut self, evidence: &Evidence, t: Option<f64>, events: &mut Vec<Event>) {
+    fn try_recover(&mut self, evidence: &Evidence, t: Option<f64>, events: &mut Vec<Event>) -> bool {
         let th = self.config.thresholds;
         let g = self.game.as_ref().expect("game");
         let base = Look::of(&g.pos, self.hidden(g));
@@ -762,7 +955,8 @@ impl Tracker {
             evidence.deficit(target) <= th.explain
                 && Squares(changed).all(|sq| evidence.confident(sq, target.class_at(sq), th.margin))
         });
-        let Some(target) = back_to else { return };
+        let Some(target) = back_to else { return false };
+        self.suspect = None;
         let g = self.game_mut();
         g.hold = None;
         if target != g.accepted {
@@ -774,7 +968,9 @@ impl Tracker {
         tracing::debug!("Current player: {}", player_number(to_move));
         let mut e = self.event(t, EventKind::Recovered, "Now is OK".into());
         e.current_player = Some(player_number(to_move));
+        e.detail = Some("the board is back in the last valid position".into());
         events.push(e);
+        true
     }
 
     fn apply(
@@ -866,6 +1062,7 @@ impl Tracker {
             fen_after: fen.clone(),
             t,
             inferred: false,
+            alternatives: Vec::new(),
         }));
         let line = match (kind, m.is_capture()) {
             (EventKind::Revised, _) => ok_line(side, "Move corrected"),
@@ -943,6 +1140,46 @@ impl Tracker {
             e.current_player = Some(player_number(side));
             events.push(e);
         }
+    }
+}
+
+/// For each ply of `lines[0]` (lines of equal length from `start` to one board), the other
+/// moves the other lines make at that ply, as move texts, where they differ.
+fn ply_alternatives(lines: &[Vec<Move>], start: &Position, rules: &Rules) -> Vec<Vec<String>> {
+    let texts: Vec<Vec<String>> = lines
+        .iter()
+        .map(|line| {
+            let mut pos = *start;
+            line.iter()
+                .map(|m| {
+                    let text = move_text(m, &legal_moves(&pos, rules), rules);
+                    pos = pos.play(m);
+                    text
+                })
+                .collect()
+        })
+        .collect();
+    (0..lines[0].len())
+        .map(|i| {
+            let mut others: Vec<String> = texts[1..].iter().map(|t| t[i].clone()).filter(|t| *t != texts[0][i]).collect();
+            others.sort();
+            others.dedup();
+            others
+        })
+        .collect()
+}
+
+/// Give `events` the sequence and line numbers they already hold, in their new order (events
+/// made in one order and reported in another).
+fn renumber_after(events: &mut [Event]) {
+    let mut numbers: Vec<(u64, String)> = events
+        .iter()
+        .map(|e| (e.seq, e.line.split_once(": ").map_or_else(String::new, |(n, _)| n.to_string())))
+        .collect();
+    numbers.sort_by_key(|(seq, _)| *seq);
+    for (e, (seq, n)) in events.iter_mut().zip(numbers) {
+        e.seq = seq;
+        e.line = format!("{n}: {}", e.text);
     }
 }
 

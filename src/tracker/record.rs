@@ -23,6 +23,10 @@ pub struct RecordedMove {
     /// from a later board that only this move and the ones after it explain.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub inferred: bool,
+    /// Other moves that give the same board after the plies of one reading: the board cannot
+    /// tell which was played (two captures that end alike, answered by the same recapture).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alternatives: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -122,10 +126,17 @@ fn write_game_pdn(game: &GameRecord, extra_tags: &[(String, String)]) -> String 
             RecordItem::Setup { fen } => setup = Some(fen.clone()),
             RecordItem::Move(m) => {
                 // The time of the move (video time in a replay) as a PDN clock comment.
-                let comment = match (m.t.map(clock_comment_tenths), m.inferred) {
-                    (Some(clock), true) => Some(format!("{clock} inferred: not seen on the board")),
-                    (None, true) => Some("inferred: not seen on the board".to_string()),
-                    (clock, false) => clock,
+                let mut notes = Vec::new();
+                if m.inferred {
+                    notes.push("inferred: not seen on the board".to_string());
+                }
+                if !m.alternatives.is_empty() {
+                    notes.push(format!("or {}: the board cannot tell", m.alternatives.join(" or ")));
+                }
+                let notes = (!notes.is_empty()).then(|| notes.join("; "));
+                let comment = match (m.t.map(clock_comment_tenths), notes) {
+                    (Some(clock), Some(notes)) => Some(format!("{clock} {notes}")),
+                    (clock, notes) => clock.or(notes),
                 };
                 moves.push(WrittenMove { text: m.text.clone(), comment, setup_before: setup.take() })
             }
@@ -150,7 +161,7 @@ mod tests {
     use super::*;
 
     fn mv(side: Color, text: &str) -> RecordItem {
-        RecordItem::Move(RecordedMove { side, text: text.into(), path: text.into(), fen_after: String::new(), t: None, inferred: false })
+        RecordItem::Move(RecordedMove { side, text: text.into(), path: text.into(), fen_after: String::new(), t: None, inferred: false, alternatives: Vec::new() })
     }
 
     const SEVEN_TAGS_WITHOUT_RESULT: &str =

@@ -1,0 +1,226 @@
+//! Errors stay a referee's errors, but no misread stops the record (issue 12): in tolerant mode
+//! (the default) a board no legal move explains is an error only once it has stayed
+//! `error_after` seconds, and after an error the tracker resynchronises on a board clearly reached
+//! from the last valid position; strict mode is the original program's referee.
+
+mod tracker_common;
+
+use boardwatch::draughts::Variant;
+use boardwatch::tracker::{ErrorKind, Event, EventKind, KingStyle, Observation, Tracker, TrackerConfig};
+use tracker_common::{lines, Board};
+
+fn tolerant() -> Tracker {
+    Tracker::new(TrackerConfig::new(Variant::English, KingStyle::Visible))
+}
+
+fn strict() -> Tracker {
+    Tracker::new(TrackerConfig::new(Variant::English, KingStyle::Visible).strict())
+}
+
+fn at(board: &Board, t: f64) -> Observation {
+    let mut obs = board.obs();
+    obs.t = Some(t);
+    obs
+}
+
+/// Read `board` every half second from `from` to `to` seconds, collecting the events.
+fn still(tracker: &mut Tracker, board: &Board, from: f64, to: f64) -> Vec<(f64, Event)> {
+    let mut out = Vec::new();
+    let mut t = from;
+    while t <= to + 1e-9 {
+        out.extend(tracker.observe(&at(board, t)).into_iter().map(|e| (t, e)));
+        t += 0.5;
+    }
+    out
+}
+
+fn kinds(events: &[(f64, Event)]) -> Vec<EventKind> {
+    events.iter().map(|(_, e)| e.kind).collect()
+}
+
+/// 9-13 (Black), then the board as White is to move.
+fn after_first_move() -> Board {
+    let mut b = Board::start();
+    b.slide((2, 1), (3, 0));
+    b
+}
+
+#[test]
+fn a_man_moved_backwards_is_an_error_once_it_has_stayed() {
+    let mut t = tolerant();
+    t.init();
+    let b = after_first_move();
+    assert_eq!(kinds(&still(&mut t, &b, 0.0, 0.0)), [EventKind::Move]);
+    // Black's man goes back from 13 to 9 instead of White answering: not a legal story.
+    let back = Board::start();
+    let seen = still(&mut t, &back, 1.0, 6.0);
+    let first_error = seen.iter().find(|(_, e)| e.kind == EventKind::Error).expect("an error in the end");
+    assert_eq!(first_error.1.text, "Error: Player2- Invalid move");
+    assert_eq!(first_error.1.error, Some(ErrorKind::InvalidMove));
+    assert!((first_error.0 - 4.0).abs() < 1e-9, "the error came at {} s, after 3 s of the same board", first_error.0);
+    assert_eq!(first_error.1.changed, ["[2][1]", "[3][0]"]);
+    // Before it: one unclear-board line, no error.
+    assert_eq!(seen[0].1.kind, EventKind::Uncertain);
+    assert_eq!(seen.iter().filter(|(_, e)| e.kind == EventKind::Error).count(), 1);
+    assert!(t.is_holding());
+    // The man put back: the seed's `Now is OK`.
+    let ok = still(&mut t, &b, 7.0, 7.0);
+    assert_eq!(ok.iter().map(|(_, e)| e.text.as_str()).collect::<Vec<_>>(), ["Now is OK"]);
+    assert_eq!(ok[0].1.kind, EventKind::Recovered);
+}
+
+#[test]
+fn a_misread_that_comes_right_before_the_delay_is_no_error() {
+    let mut t = tolerant();
+    t.init();
+    let b = after_first_move();
+    still(&mut t, &b, 0.0, 0.0);
+    // An empty square read as a Black man for 2.5 s.
+    let mut wrong = b.clone();
+    wrong.set(4, 3, 'b');
+    let seen = still(&mut t, &wrong, 0.5, 2.5);
+    assert!(seen.iter().all(|(_, e)| e.kind == EventKind::Uncertain), "{seen:?}");
+    let mut answer = b.clone();
+    answer.slide((5, 2), (4, 1));
+    let next = still(&mut t, &answer, 3.0, 3.0);
+    assert_eq!(kinds(&next), [EventKind::Move]);
+    assert_eq!(t.record().unwrap().move_texts(), ["9-13", "22-17"]);
+    assert!(!t.is_holding() && !t.is_suspecting());
+}
+
+#[test]
+fn a_skipped_capture_is_an_error_and_the_record_resynchronises_when_play_goes_on() {
+    // 9-13 22-18 11-16? No: 9-13, 22-17 and now 13x22 is due; Black plays 11-15 instead.
+    let mut t = tolerant();
+    t.init();
+    let mut b = after_first_move();
+    still(&mut t, &b, 0.0, 0.0);
+    b.slide((5, 2), (4, 1)); // 22-17
+    still(&mut t, &b, 0.5, 0.5);
+    let before_error = b.clone();
+    let mut skipped = b.clone();
+    skipped.slide((2, 5), (3, 4)); // 11-15 while 13x22 is due
+    let seen = still(&mut t, &skipped, 1.0, 5.0);
+    let errors: Vec<&Event> = seen.iter().map(|(_, e)| e).filter(|e| e.kind == EventKind::Error).collect();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].text, "Error: Player1- Obligatory Capture");
+    // The players take 11-15 back, play the capture 13x22 and White answers 25x18, all before
+    // the board is still again: the record takes both plies and says it resynchronised.
+    let mut on = before_error.clone();
+    on.slide((3, 0), (5, 2)).set(4, 1, '.'); // 13x22
+    on.slide((6, 3), (4, 1)).set(5, 2, '.'); // 26x17
+    let resumed = still(&mut t, &on, 6.0, 6.0);
+    let texts: Vec<&str> = resumed.iter().map(|(_, e)| e.text.as_str()).collect();
+    assert_eq!(texts[0], "Now is OK: record resynchronised", "{texts:?}");
+    assert_eq!(resumed[0].1.kind, EventKind::Resynchronised);
+    assert!(resumed[0].1.detail.as_deref().unwrap().contains("13x22"), "{:?}", resumed[0].1.detail);
+    let moves: Vec<&Event> = resumed.iter().map(|(_, e)| e).filter(|e| e.kind == EventKind::Move).collect();
+    assert_eq!(moves.len(), 2);
+    assert_eq!(moves[0].inferred, Some(true));
+    assert_eq!(moves[1].inferred, None);
+    // Sequence and line numbers still count up in the order reported.
+    let seqs: Vec<u64> = resumed.iter().map(|(_, e)| e.seq).collect();
+    assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1), "{seqs:?}");
+    let numbers: Vec<u32> = resumed.iter().map(|(_, e)| e.line.split(':').next().unwrap().parse().unwrap()).collect();
+    assert!(numbers.windows(2).all(|w| w[1] == w[0] + 1), "{numbers:?}");
+    assert_eq!(t.record().unwrap().move_texts(), ["9-13", "22-17", "13x22", "26x17"]);
+    assert!(!t.is_holding());
+}
+
+#[test]
+fn a_piece_moved_twice_is_an_error_and_strict_mode_holds_as_the_original_program() {
+    // Black plays 9-13 and then 10-14 with no reply from White in between.
+    let mut twice = after_first_move();
+    twice.slide((2, 3), (3, 2));
+    for mut t in [tolerant(), strict()] {
+        t.init();
+        let strict_mode = t.config().strict;
+        still(&mut t, &after_first_move(), 0.0, 0.0);
+        let seen = still(&mut t, &twice, 0.5, 4.0);
+        let first = seen.iter().find(|(_, e)| e.kind == EventKind::Error).expect("an error");
+        assert_eq!(first.1.text, "Error: Player2- Invalid move");
+        // Strict: at once, as the original program; tolerant: after 3 s.
+        assert_eq!(first.0, if strict_mode { 0.5 } else { 3.5 });
+        // White answers 24-20 as if nothing had happened: the position of 9-13 24-20 10-14.
+        let mut later = twice.clone();
+        later.slide((5, 6), (4, 7));
+        let after: Vec<Event> = still(&mut t, &later, 5.0, 6.0).into_iter().map(|(_, e)| e).collect();
+        if strict_mode {
+            // Held: nothing but the last valid position ends the error.
+            assert!(after.is_empty(), "{after:?}");
+            assert!(t.is_holding());
+            let ok: Vec<Event> = still(&mut t, &after_first_move(), 7.0, 7.0).into_iter().map(|(_, e)| e).collect();
+            assert_eq!(lines(&ok), ["4: Now is OK"]);
+            assert_eq!(t.record().unwrap().move_texts(), ["9-13"]);
+        } else {
+            // A legal order of the same moves reaches this board: the record goes on with it.
+            assert_eq!(after[0].kind, EventKind::Resynchronised, "{after:?}");
+            assert_eq!(t.record().unwrap().move_texts(), ["9-13", "24-20", "10-14"]);
+            assert!(!t.is_holding());
+        }
+    }
+}
+
+#[test]
+fn a_board_no_legal_story_reaches_keeps_the_hold() {
+    let mut t = tolerant();
+    t.init();
+    still(&mut t, &after_first_move(), 0.0, 0.0);
+    // A White man vanishes and a Black man appears on White's side: no sequence of moves does it.
+    let mut wrong = after_first_move();
+    wrong.set(5, 0, '.').set(4, 5, 'b');
+    let seen = still(&mut t, &wrong, 0.5, 4.0);
+    assert_eq!(seen.iter().filter(|(_, e)| e.kind == EventKind::Error).count(), 1);
+    let mut worse = wrong.clone();
+    worse.slide((5, 2), (4, 1));
+    assert!(still(&mut t, &worse, 4.5, 6.0).is_empty());
+    assert!(t.is_holding());
+    assert_eq!(t.record().unwrap().move_texts(), ["9-13"]);
+}
+
+#[test]
+fn strict_mode_infers_no_plies() {
+    let mut two = after_first_move();
+    two.slide((5, 6), (4, 7)); // 24-20
+    two.slide((2, 3), (3, 2)); // 10-14
+    let mut t = strict();
+    t.init();
+    still(&mut t, &Board::start(), 0.0, 0.0);
+    let mut seen = still(&mut t, &after_first_move(), 0.5, 0.5);
+    seen.extend(still(&mut t, &two, 1.0, 1.0));
+    assert_eq!(kinds(&seen), [EventKind::Move, EventKind::Error]);
+    let mut t = tolerant();
+    t.init();
+    still(&mut t, &after_first_move(), 0.5, 0.5);
+    let seen = still(&mut t, &two, 1.0, 1.0);
+    assert_eq!(kinds(&seen), [EventKind::Move, EventKind::Move], "{seen:#?}");
+    assert_eq!(t.record().unwrap().move_texts(), ["9-13", "24-20", "10-14"]);
+}
+
+#[test]
+fn untimed_readings_count_as_one_second_apart() {
+    let mut t = tolerant();
+    t.init();
+    t.observe(&after_first_move().obs());
+    let back = Board::start().obs();
+    let counts: Vec<usize> = (0..5).map(|_| t.observe(&back).iter().filter(|e| e.kind == EventKind::Error).count()).collect();
+    // First seen at reading 2, an error at reading 5 (3 readings later), once.
+    assert_eq!(counts, [0, 0, 0, 1, 0]);
+}
+
+#[test]
+fn error_after_zero_raises_at_once_but_still_resynchronises() {
+    let config = TrackerConfig { error_after: 0.0, ..TrackerConfig::new(Variant::English, KingStyle::Visible) };
+    let mut t = Tracker::new(config);
+    t.init();
+    still(&mut t, &after_first_move(), 0.0, 0.0);
+    let mut wrong = after_first_move();
+    wrong.set(4, 3, 'b');
+    let seen = still(&mut t, &wrong, 0.5, 0.5);
+    assert!(seen.iter().any(|(_, e)| e.kind == EventKind::Error));
+    let mut answer = after_first_move();
+    answer.slide((5, 2), (4, 1));
+    let resumed = still(&mut t, &answer, 1.0, 1.0);
+    assert_eq!(kinds(&resumed), [EventKind::Resynchronised, EventKind::Move]);
+    assert_eq!(t.record().unwrap().move_texts(), ["9-13", "22-17"]);
+}

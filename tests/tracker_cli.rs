@@ -130,3 +130,58 @@ fn a_refused_command_warns_and_goes_on() {
     assert_eq!(events.last().unwrap()["line"], "2: Game over: Player1 wins");
     assert_eq!(events.last().unwrap()["result"], "1-0");
 }
+
+/// Four readings of a board where Black's first man went back home after 9-13: no legal story.
+fn man_moved_back(times: &[f64]) -> String {
+    let start = [".b.b.b.b", "b.b.b.b.", ".b.b.b.b", "........", "........", "w.w.w.w.", ".w.w.w.w", "w.w.w.w."];
+    let mut moved = start;
+    moved[2] = "...b.b.b";
+    moved[3] = "b.......";
+    let line = |grid: &[&str; 8], t: f64| format!("{}\n", serde_json::json!({"grid": grid, "t": t}));
+    let mut text = line(&moved, 0.0);
+    for &t in times {
+        text += &line(&start, t);
+    }
+    text
+}
+
+fn track_stdin(args: &[&str], input: &str) -> std::process::Output {
+    let mut child = bin()
+        .arg("track")
+        .args(["--variant", "english"])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child.wait_with_output().expect("finishes")
+}
+
+#[test]
+fn strict_and_error_after_switch_the_referee() {
+    let input = man_moved_back(&[1.0, 2.0, 3.0, 4.5]);
+    let kinds = |out: &std::process::Output| -> Vec<(String, f64)> {
+        assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+        events(&out.stdout)
+            .iter()
+            .filter(|e| e["kind"] == "error" || e["kind"] == "uncertain")
+            .map(|e| (e["kind"].as_str().unwrap().to_string(), e["t"].as_f64().unwrap()))
+            .collect()
+    };
+    // Tolerant (default): unclear at 1 s, an error once it has stayed 3 s.
+    assert_eq!(kinds(&track_stdin(&[], &input)), [("uncertain".into(), 1.0), ("error".into(), 4.5)]);
+    // --error-after 1.5: at 3 s.
+    assert_eq!(kinds(&track_stdin(&["--error-after", "1.5"], &input)), [("uncertain".into(), 1.0), ("error".into(), 3.0)]);
+    // --strict: at once, as the original program.
+    assert_eq!(kinds(&track_stdin(&["--strict"], &input)), [("error".into(), 1.0)]);
+}
+
+#[test]
+fn an_impossible_error_delay_is_refused_by_name() {
+    let out = track_stdin(&["--error-after=-2"], "");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--error-after") && stderr.contains("-2"), "{stderr}");
+}

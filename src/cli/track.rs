@@ -29,11 +29,12 @@ INPUT (one JSON object per line; blank lines are skipped):
   start, checked against the last board), {\"op\": \"set_start\", \"to_move\": 1|2} (the last
   board as the start; or \"fen\": \"...\"), {\"op\": \"back\"}, {\"op\": \"clear\"}, {\"op\": \"draw\"},
   {\"op\": \"resign\", \"player\": 1|2}, {\"op\": \"result\", \"result\": \"1-0\"}, and after an unclear
-  board {\"op\": \"confirm\"} (take the likeliest reading) or {\"op\": \"reject\"}.
+  board {\"op\": \"confirm\"} (take the likeliest reading) or {\"op\": \"reject\"};
+  {\"op\": \"referee\", \"strict\": true|false} switches the referee (see ERRORS).
 
 OUTPUT: one JSON event per line: seq, t, kind (init, init_and_valid, move, capture_step,
   crowned, revised, error, recovered, resynchronised, uncertain, game_over, back, cleared,
-  confirmed, rejected),
+  confirmed, rejected, referee),
   line (the original program's numbered log line, e.g. \"2: OK: Player1- Move Success\"), text, player
   (1 = Black, 2 = White), move, path, captured, crowned, fen, changed ([row][col] squares of an
   error), error, current_player, result, inferred (a move never seen finished, shown by a later

@@ -85,7 +85,11 @@ impl BoardCore {
         let log_path = dir.join("events.jsonl");
         let (log, records) = EventLog::open::<LogRecord>(&log_path).map_err(|e| e.to_string())?;
         let mut core = BoardCore {
-            tracker: Tracker::new(TrackerConfig::new(config.variant, config.kings)),
+            tracker: Tracker::new(TrackerConfig {
+                strict: config.strict,
+                error_after: config.error_after,
+                ..TrackerConfig::new(config.variant, config.kings)
+            }),
             log,
             pdn: PdnFiles::new(dir, config.tags.clone()),
             last_fed: None,
@@ -145,7 +149,9 @@ impl BoardCore {
             Err(e) => return Err(StepError::Invalid(e.to_string())),
         };
         if let (Some(obs), Some(last)) = (&observation, &self.last_fed) {
-            if obs.squares == last.squares {
+            // The same board again is news only while the tracker waits to see whether a board
+            // nothing explains stays (then time passing over it makes it an error).
+            if obs.squares == last.squares && !self.tracker.is_suspecting() {
                 return Ok(Vec::new());
             }
         }
@@ -203,6 +209,8 @@ pub struct GameView {
     pub to_move: Option<u8>,
     /// The tracker is holding after an error, waiting for the board to be put back.
     pub holding: bool,
+    /// `strict` (the original program's referee) or `tolerant`.
+    pub referee: &'static str,
     /// The PDN result once the game is over.
     pub result: Option<String>,
     /// The moves of the current game, in PDN notation.
@@ -226,6 +234,7 @@ fn view_of(tracker: &Tracker) -> GameView {
         fen,
         to_move: pos.map(|p| player_number(p.to_move)),
         holding: tracker.is_holding(),
+        referee: if tracker.config().strict { "strict" } else { "tolerant" },
         result: tracker.record().and_then(|r| r.result).map(|r| r.pdn(tracker.config().variant).to_string()),
         moves: tracker.record().map(|r| r.move_texts()).unwrap_or_default(),
         // `games()` leaves out a current game with nothing in it yet; it counts here.
@@ -572,7 +581,7 @@ fn operator_commands(action: &Value, rules: &Rules) -> Result<Vec<Value>, StepEr
         return invalid("expected a JSON object with an `op`, e.g. {\"op\": \"back\"}".into());
     };
     const KNOWN: &str =
-        "new_game, set_start, init_and_valid, confirm, reject, undo (or back), result, resign, draw, clear";
+        "new_game, set_start, init_and_valid, confirm, reject, undo (or back), result, resign, draw, clear, referee";
     let commands = match op {
         "new_game" => match action.get("fen") {
             None | Some(Value::Null) => vec![json!({"op": "init"})],
@@ -588,7 +597,7 @@ fn operator_commands(action: &Value, rules: &Rules) -> Result<Vec<Value>, StepEr
         },
         "undo" => vec![json!({"op": "back"})],
         "init" | "init_and_valid" | "set_start" | "back" | "clear" | "draw" | "resign" | "confirm" | "reject"
-        | "result" => vec![action.clone()],
+        | "result" | "referee" => vec![action.clone()],
         other => return invalid(format!("unknown op {other:?} (expected {KNOWN})")),
     };
     for command in &commands {
@@ -650,6 +659,8 @@ mod tests {
             variant: Variant::Pool,
             kings: KingStyle::Visible,
             start_fen: None,
+            strict: false,
+            error_after: crate::tracker::DEFAULT_ERROR_AFTER,
             source: SourceConfig::Observations { path: "x".into(), pace: Duration::ZERO, follow: false },
             calibration: None,
             palette: None,

@@ -19,6 +19,8 @@
 //! variant = "english"
 //! kings = "visible"                      # or "stacked"
 //! # start_fen = "B:W18,K5:B14"           # a start other than the standard one
+//! # strict = true                        # the original program's referee (errors at once)
+//! # error_after = 3.0                    # seconds a board no legal move explains may stay
 //! calibration = "/var/lib/boardwatch/table1.calibration.json"
 //! palette = "wooden"                     # a built-in colour model or a JSON file
 //! source = { kind = "camera", device = "/dev/video0" }
@@ -93,6 +95,10 @@ pub struct BoardConfig {
     pub kings: KingStyle,
     /// A start position other than the standard one (PDN FEN, checked against the variant).
     pub start_fen: Option<String>,
+    /// The original program's strict referee instead of the tolerant one (see `tracker`).
+    pub strict: bool,
+    /// Tolerant referee: seconds a board no legal move explains may stay before it is an error.
+    pub error_after: f64,
     pub source: SourceConfig,
     /// A calibration file written by the vision tools (board corners, colour model).
     pub calibration: Option<PathBuf>,
@@ -173,6 +179,8 @@ struct RawBoard {
     variant: Option<String>,
     kings: Option<String>,
     start_fen: Option<String>,
+    strict: Option<bool>,
+    error_after: Option<f64>,
     source: Option<RawSource>,
     calibration: Option<PathBuf>,
     palette: Option<String>,
@@ -357,6 +365,10 @@ fn check_board(
             check.error(key("start_fen"), format!("{fen:?}: {e}"));
         }
     }
+    let error_after = raw.error_after.unwrap_or(crate::tracker::DEFAULT_ERROR_AFTER);
+    if !(error_after.is_finite() && error_after >= 0.0) {
+        check.error(key("error_after"), format!("{error_after}: expected seconds, 0 or more"));
+    }
     let source = match raw.source {
         None => {
             check.error(key("source"), "missing: e.g. source = { kind = \"camera\", device = \"/dev/video0\" }");
@@ -388,6 +400,8 @@ fn check_board(
         variant,
         kings,
         start_fen: raw.start_fen,
+        strict: raw.strict.unwrap_or(false),
+        error_after,
         source: source?,
         calibration: raw.calibration.map(resolve),
         // A file (not a built-in name such as "wooden") is found from the configuration's folder.
@@ -576,6 +590,11 @@ mod tests {
 
         let err = parse(&GOOD.replace("kings = \"stacked\"", "start_fen = \"X:Y\"")).unwrap_err();
         assert!(err.contains("boards[1].start_fen: \"X:Y\""), "{err}");
+        let err = parse(&GOOD.replace("kings = \"stacked\"", "error_after = -1.0")).unwrap_err();
+        assert!(err.contains("boards[1].error_after: -1: expected seconds"), "{err}");
+        let c = parse(&GOOD.replace("kings = \"stacked\"", "strict = true\nerror_after = 1.5")).unwrap();
+        assert!(c.boards[1].strict && !c.boards[0].strict);
+        assert_eq!((c.boards[1].error_after, c.boards[0].error_after), (1.5, crate::tracker::DEFAULT_ERROR_AFTER));
 
         let err = parse("state_dir = ").unwrap_err();
         assert!(err.starts_with("test.toml: "), "{err}");

@@ -422,6 +422,8 @@ mod tests {
             variant: crate::draughts::Variant::Pool,
             kings: crate::tracker::KingStyle::Visible,
             start_fen: None,
+            strict: false,
+            error_after: crate::tracker::DEFAULT_ERROR_AFTER,
             source: SourceConfig::Observations { path: "x".into(), pace: std::time::Duration::ZERO, follow: false },
             calibration: None,
             palette: None,

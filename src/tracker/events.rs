@@ -67,6 +67,9 @@ pub enum EventKind {
     Confirmed,
     /// `Wait: PlayerN- Reading rejected`: the operator dismissed an unclear board.
     Rejected,
+    /// `Referee: strict (the original program's)` / `Referee: tolerant`: the operator switched
+    /// the referee.
+    Referee,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

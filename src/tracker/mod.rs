@@ -23,7 +23,8 @@
 //! the order above (a sixth: the "none of these" share), or an object such as
 //! `{".": 0.1, "b": 0.85, "?": 0.05}`. Operator commands are lines
 //! `{"op": "init" | "init_and_valid" | "set_start" (+ "to_move": 1|2, "fen") | "back" | "clear"
-//! | "draw" | "resign" (+ "player": 1|2) | "result" (+ "result": "1-0") | "confirm" | "reject"}`.
+//! | "draw" | "resign" (+ "player": 1|2) | "result" (+ "result": "1-0") | "confirm" | "reject"
+//! | "referee" (+ "strict": true|false)}`.
 //!
 //! # What it does
 //!
@@ -375,7 +376,15 @@ impl Tracker {
             Command::Confirm => self.settle_uncertain(true)?,
             Command::Reject => self.settle_uncertain(false)?,
             Command::Result { pdn } => self.set_result(pdn)?,
+            Command::Referee { strict } => self.referee(*strict),
         })
+    }
+
+    /// Switch between the original program's strict referee and the tolerant one.
+    pub fn referee(&mut self, strict: bool) -> Vec<Event> {
+        self.set_strict(strict);
+        let text = if strict { "Referee: strict (the original program's)" } else { "Referee: tolerant" };
+        vec![self.event(None, EventKind::Referee, text.into())]
     }
 
     /// The operator decides an unclear board (after an `uncertain` event): `accept` takes the

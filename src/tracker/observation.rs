@@ -252,6 +252,9 @@ pub enum Command {
     /// The operator enters the result: `1-0`, `0-1` (the first mover's score first, as PDN has
     /// it) or `1/2-1/2`.
     Result { pdn: String },
+    /// Switch the referee: `strict` is the original program's (errors at once, held until the
+    /// last valid position), otherwise tolerant (errors once a board has stayed, resynchronises).
+    Referee { strict: bool },
 }
 
 /// One line of `boardwatch track` input.
@@ -328,10 +331,16 @@ fn parse_command(obj: &serde_json::Map<String, Value>) -> Result<Command, Observ
                 .ok_or_else(|| ObservationError::Json("`result` needs `result`: \"1-0\", \"0-1\" or \"1/2-1/2\"".into()))?
                 .to_string(),
         },
+        "referee" => Command::Referee {
+            strict: obj
+                .get("strict")
+                .and_then(Value::as_bool)
+                .ok_or_else(|| ObservationError::Json("`referee` needs `strict`: true or false".into()))?,
+        },
         other => {
             return Err(ObservationError::Json(format!(
                 "unknown op `{other}` (expected init, init_and_valid, set_start, back, clear, draw, resign, \
-                 confirm, reject, result)"
+                 confirm, reject, result, referee)"
             )))
         }
     })
@@ -494,6 +503,11 @@ mod tests {
             Ok(InputLine::Command(Command::Result { pdn: "0-1".into() }))
         );
         assert_eq!(parse_input_line(r#"{"op": "confirm"}"#), Ok(InputLine::Command(Command::Confirm)));
+        assert_eq!(
+            parse_input_line(r#"{"op": "referee", "strict": true}"#),
+            Ok(InputLine::Command(Command::Referee { strict: true }))
+        );
+        assert!(parse_input_line(r#"{"op": "referee", "strict": "yes"}"#).is_err());
         assert!(parse_input_line(r#"{"op": "result"}"#).is_err());
         assert!(parse_input_line(r#"{"op": "dance"}"#).is_err());
         assert!(parse_input_line(r#"{"grid": 3}"#).is_err());

@@ -22,7 +22,8 @@ fn set(rows: &mut [String; 8], row: usize, col: usize, ch: char) {
 }
 
 /// 9-13; then the man is seen back on 9 for 4 s (an error once it has stayed 3 s); then White's
-/// 24-20 from the position after 9-13 (the board comes right and play went on).
+/// 24-20 from the position after 9-13 (the board comes right and play went on); then two plies
+/// in one reading.
 fn write_stream(dir: &std::path::Path) {
     let after_9_13 = board(|r| {
         set(r, 2, 1, '.');
@@ -40,6 +41,13 @@ fn write_stream(dir: &std::path::Path) {
         lines.push(json!({"grid": back_home, "t": t}));
     }
     lines.push(json!({"grid": answered, "t": 7.0}));
+    // 10-14 and 22-18 in one reading: the first never seen finished.
+    let mut two_more = answered.clone();
+    set(&mut two_more, 2, 3, '.');
+    set(&mut two_more, 3, 2, 'b');
+    set(&mut two_more, 5, 2, '.');
+    set(&mut two_more, 4, 3, 'w');
+    lines.push(json!({"grid": two_more, "t": 8.0}));
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     std::fs::write(dir.join("game.jsonl"), text).unwrap();
 }
@@ -62,19 +70,21 @@ source = { kind = "observations", path = "game.jsonl", pace_ms = 5 }
 "#,
     );
     let mut daemon = Daemon::start(&config);
-    let state = daemon.wait_for_board("table1", "two moves", |s| s["game"]["moves"].as_array().is_some_and(|m| m.len() == 2));
-    assert_eq!(state["game"]["moves"], json!(["9-13", "24-20"]));
+    let state = daemon.wait_for_board("table1", "four moves", |s| s["game"]["moves"].as_array().is_some_and(|m| m.len() == 4));
+    assert_eq!(state["game"]["moves"], json!(["9-13", "24-20", "10-14", "22-18"]));
+    assert_eq!(state["game"]["inferred"], json!([2]), "the unseen ply is marked in the state");
     assert_eq!(state["game"]["referee"], "tolerant");
     assert_eq!(state["game"]["holding"], false);
     let all = events(&daemon);
     let kinds: Vec<&str> = all.iter().map(|e| e["kind"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["init", "move", "uncertain", "error", "resynchronised", "move"], "{all:#?}");
+    assert_eq!(kinds, ["init", "move", "uncertain", "error", "resynchronised", "move", "move", "move"], "{all:#?}");
+    assert_eq!(all[6]["inferred"], true);
     let error = &all[3];
     assert_eq!(error["text"], "Error: Player2- Invalid move");
     assert_eq!(error["t"], 5.0, "an error once the board stayed 3 s");
     assert_eq!(all[4]["line"], "5: Now is OK: record resynchronised");
     assert!(all[4]["detail"].as_str().unwrap().contains("24-20"), "{}", all[4]);
-    assert_eq!(moves_of(&all), ["9-13", "24-20"]);
+    assert_eq!(moves_of(&all), ["9-13", "24-20", "10-14", "22-18"]);
 
     // The operator switches to the strict referee: an event, and the state says so.
     let (status, answer) = daemon.act("table1", Some(TOKEN), r#"{"op": "referee", "strict": true}"#);
@@ -88,9 +98,9 @@ source = { kind = "observations", path = "game.jsonl", pace_ms = 5 }
     // Restarted, the daemon replays its log: the same moves, and still the strict referee.
     assert!(daemon.terminate().success());
     let daemon = Daemon::start(&config);
-    let state = daemon.wait_for_board("table1", "the game back", |s| s["game"]["moves"].as_array().is_some_and(|m| m.len() == 2));
+    let state = daemon.wait_for_board("table1", "the game back", |s| s["game"]["moves"].as_array().is_some_and(|m| m.len() == 4));
     assert_eq!(state["game"]["referee"], "strict");
-    assert_eq!(state["game"]["moves"], json!(["9-13", "24-20"]));
+    assert_eq!(state["game"]["moves"], json!(["9-13", "24-20", "10-14", "22-18"]));
 }
 
 #[test]

@@ -215,6 +215,9 @@ pub struct GameView {
     pub result: Option<String>,
     /// The moves of the current game, in PDN notation.
     pub moves: Vec<String>,
+    /// Indices into `moves` of the moves never seen finished (inferred from a later board).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub inferred: Vec<usize>,
     /// Games recorded on this board so far (the current one included).
     pub games: usize,
 }
@@ -237,6 +240,10 @@ fn view_of(tracker: &Tracker) -> GameView {
         referee: if tracker.config().strict { "strict" } else { "tolerant" },
         result: tracker.record().and_then(|r| r.result).map(|r| r.pdn(tracker.config().variant).to_string()),
         moves: tracker.record().map(|r| r.move_texts()).unwrap_or_default(),
+        inferred: tracker
+            .record()
+            .map(|r| r.moves().enumerate().filter(|(_, m)| m.inferred).map(|(i, _)| i).collect())
+            .unwrap_or_default(),
         // `games()` leaves out a current game with nothing in it yet; it counts here.
         games: tracker.games().len() + usize::from(tracker.record().is_some_and(|r| r.is_empty())),
     }

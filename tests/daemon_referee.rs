@@ -47,7 +47,11 @@ fn write_stream(dir: &std::path::Path) {
     set(&mut two_more, 3, 2, 'b');
     set(&mut two_more, 5, 2, '.');
     set(&mut two_more, 4, 3, 'w');
-    lines.push(json!({"grid": two_more, "t": 8.0}));
+    // A recogniser hands a still board on again while it stays (the camera pipeline does so
+    // every half second): plies seen at once are taken once the board has stayed 1 s.
+    for t in [8.0, 8.5, 9.0] {
+        lines.push(json!({"grid": two_more, "t": t}));
+    }
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     std::fs::write(dir.join("game.jsonl"), text).unwrap();
 }

@@ -109,7 +109,9 @@ fn a_skipped_capture_is_an_error_and_the_record_resynchronises_when_play_goes_on
     let mut on = before_error.clone();
     on.slide((3, 0), (5, 2)).set(4, 1, '.'); // 13x22
     on.slide((6, 3), (4, 1)).set(5, 2, '.'); // 26x17
-    let resumed = still(&mut t, &on, 6.0, 6.0);
+    // Plies seen at once are taken once the board has stayed 1 s.
+    assert!(still(&mut t, &on, 6.0, 6.5).is_empty());
+    let resumed = still(&mut t, &on, 7.0, 7.0);
     let texts: Vec<&str> = resumed.iter().map(|(_, e)| e.text.as_str()).collect();
     assert_eq!(texts[0], "Now is OK: record resynchronised", "{texts:?}");
     assert_eq!(resumed[0].1.kind, EventKind::Resynchronised);
@@ -192,8 +194,9 @@ fn strict_mode_infers_no_plies() {
     let mut t = tolerant();
     t.init();
     still(&mut t, &after_first_move(), 0.5, 0.5);
-    let seen = still(&mut t, &two, 1.0, 1.0);
+    let seen = still(&mut t, &two, 1.0, 2.0);
     assert_eq!(kinds(&seen), [EventKind::Move, EventKind::Move], "{seen:#?}");
+    assert_eq!(seen[0].0, 2.0, "taken once the board has stayed 1 s");
     assert_eq!(t.record().unwrap().move_texts(), ["9-13", "24-20", "10-14"]);
 }
 
@@ -223,4 +226,21 @@ fn error_after_zero_raises_at_once_but_still_resynchronises() {
     let resumed = still(&mut t, &answer, 1.0, 1.0);
     assert_eq!(kinds(&resumed), [EventKind::Resynchronised, EventKind::Move]);
     assert_eq!(t.record().unwrap().move_texts(), ["9-13", "22-17"]);
+}
+
+#[test]
+fn a_burst_of_misreads_that_looks_like_two_plies_is_not_recorded() {
+    // The board after 9-13 read for half a second as if 24-20 and 10-14 had been played (four
+    // squares wrong at once), then right again: nothing is recorded, no error.
+    let mut t = tolerant();
+    t.init();
+    still(&mut t, &after_first_move(), 0.0, 0.0);
+    let mut burst = after_first_move();
+    burst.slide((5, 6), (4, 7)).slide((2, 3), (3, 2));
+    let seen = still(&mut t, &burst, 0.5, 1.0);
+    assert!(seen.is_empty(), "{seen:?}");
+    assert!(t.is_suspecting(), "waiting to see whether it stays");
+    assert!(still(&mut t, &after_first_move(), 1.5, 1.5).is_empty());
+    assert!(!t.is_suspecting());
+    assert_eq!(t.record().unwrap().move_texts(), ["9-13"]);
 }

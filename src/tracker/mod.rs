@@ -46,8 +46,10 @@
 //!   it, when the opponent's answer shows it). Until the opponent starts answering it can still
 //!   be corrected (a king set down and slid on): the record entry is replaced.
 //! - A board that no single move explains may show several plies at once (the camera missed a
-//!   finished state): every sequence of up to four legal plies is tried (`Tracker::infer_plies`),
-//!   and a clear winner is recorded ply by ply, the unseen plies marked `inferred`.
+//!   finished state): every sequence of up to four legal plies is tried (`Tracker::find_story`),
+//!   and a clear winner is recorded ply by ply, the unseen plies marked `inferred`, once the
+//!   board has stayed `infer_after` seconds (1 by default; at once for untimed observations), so
+//!   that a burst of misreads that happens to look like a few moves never enters the record.
 //! - A board nothing explains is first taken for a misread (`uncertain`); if it stays
 //!   `error_after` seconds (3 by default) it is an error (`Obligatory Capture` when a capture was
 //!   due, `Invalid move` otherwise), never a guess. The tracker then holds until the board is back
@@ -115,7 +117,7 @@ impl FromStr for KingStyle {
     }
 }
 
-/// The most plies one reading may show (see `Tracker::infer_plies`).
+/// The most plies one reading may show (see `Tracker::find_story`).
 const MAX_INFERRED_PLIES: usize = 4;
 
 /// How many lines to the same board are kept to name a ply's alternatives.
@@ -132,6 +134,11 @@ const PLY_PRIOR: f32 = 3.0;
 /// come right, short enough for a referee.
 pub const DEFAULT_ERROR_AFTER: f64 = 3.0;
 
+/// How long (seconds) a board that only several plies explain must stay before they are
+/// recorded: a camera hands a still board on again every half second while the tracker waits,
+/// and a burst of misreads does not stay.
+pub const DEFAULT_INFER_AFTER: f64 = 1.0;
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TrackerConfig {
     pub variant: Variant,
@@ -147,6 +154,9 @@ pub struct TrackerConfig {
     /// many seconds (observations without a time count as one second apart); until then it is
     /// taken for a misread. 0 raises at once (but still resynchronises).
     pub error_after: f64,
+    /// Tolerant mode: seconds a board that only several plies explain must stay before they are
+    /// recorded. Observations without a time are taken as still boards: at once.
+    pub infer_after: f64,
 }
 
 impl TrackerConfig {
@@ -158,6 +168,7 @@ impl TrackerConfig {
             hard_error: 0.01,
             strict: false,
             error_after: DEFAULT_ERROR_AFTER,
+            infer_after: DEFAULT_INFER_AFTER,
         }
     }
 
@@ -203,16 +214,42 @@ struct Hold {
     changed: u64,
 }
 
-/// A board that no legal story explains, not yet an error (tolerant mode): it becomes one when
-/// it has stayed `error_after` seconds; any board that a legal story explains drops it.
+/// A board not yet taken as it stands (tolerant mode): one that no legal story explains (an
+/// error once it has stayed `error_after` seconds; any board a legal story explains drops it),
+/// or one that only several plies explain (taken once it has stayed `infer_after` seconds, so
+/// that a burst of misreads that happens to look like a few moves is never recorded).
 #[derive(Clone, Debug)]
 struct Suspect {
     /// The squares read confidently, and as what: the same board read again keeps the clock.
     reads: [Option<SquareClass>; 64],
     /// When it was first seen (observation time, or the reading count for untimed input).
     since: f64,
-    kind: ErrorKind,
     evidence: Evidence,
+    what: Suspicion,
+}
+
+#[derive(Clone, Debug)]
+enum Suspicion {
+    Error(ErrorKind),
+    Story(Story),
+}
+
+/// Plies that explain a board together (`Tracker::find_story`), with, per ply, the other moves
+/// that give the same board (the board cannot tell them apart).
+#[derive(Clone, Debug)]
+struct Story {
+    line: Vec<Move>,
+    alternatives: Vec<Vec<String>>,
+}
+
+/// What a board that no single move explains is, as far as plies go.
+enum StoryCheck {
+    /// Several plies explain it, and it has stayed (or carries no time): take them.
+    Ready(Story),
+    /// Several plies explain it; wait to see it stay.
+    Pending,
+    /// No line of plies explains it.
+    None,
 }
 
 /// The game before a move, to undo it.
@@ -639,7 +676,7 @@ impl Tracker {
         }
         if g.hold.is_some() {
             if !self.try_recover(&evidence, obs.t, &mut events) && !self.config.strict {
-                self.try_resync(&evidence, obs.t, &mut events);
+                self.try_resync(&evidence, now, obs.t, &mut events);
             }
             return events;
         }
@@ -695,10 +732,6 @@ impl Tracker {
                     events.push(e);
                 }
             }
-            Decision::Unexplained { .. } if !self.config.strict && self.infer_plies(&evidence, obs.t, &mut events) => {
-                self.suspect = None;
-                self.game_mut().uncertain = false;
-            }
             Decision::Unexplained { .. } => {
                 let g = self.game.as_ref().expect("game");
                 let capture_due = legal_moves(&g.pos, &self.rules).iter().any(Move::is_capture);
@@ -708,23 +741,74 @@ impl Tracker {
                     let side = self.game.as_ref().expect("game").pos.to_move;
                     self.raise(kind, side, &evidence, obs.t, &mut events);
                 } else {
-                    self.suspect_board(kind, evidence, now, obs.t, &mut events);
+                    match self.story_for(&evidence, now, obs.t, false) {
+                        StoryCheck::Ready(story) => self.adopt_story(story, obs.t, &mut events),
+                        StoryCheck::Pending => {}
+                        StoryCheck::None => self.suspect_board(kind, evidence, now, obs.t, &mut events),
+                    }
                 }
             }
         }
         events
     }
 
+    /// The squares `evidence` reads confidently, and as what (to tell the same board read again).
+    fn reads_of(&self, evidence: &Evidence) -> [Option<SquareClass>; 64] {
+        let margin = self.config.thresholds.margin;
+        std::array::from_fn(|sq| (DARK & bit(sq as u8) != 0).then(|| evidence.read(sq as u8, margin)).flatten())
+    }
+
+    /// Whether several plies explain the board, and whether it has stayed long enough to take
+    /// them (`infer_after`; observations without a time are taken as still boards).
+    fn story_for(&mut self, evidence: &Evidence, now: f64, t: Option<f64>, after_error: bool) -> StoryCheck {
+        let Some(story) = self.find_story(evidence, after_error) else { return StoryCheck::None };
+        if t.is_none() {
+            return StoryCheck::Ready(story);
+        }
+        let reads = self.reads_of(evidence);
+        let same_board =
+            self.suspect.as_ref().is_some_and(|s| s.reads == reads && matches!(s.what, Suspicion::Story(_)));
+        if !same_board {
+            self.suspect = Some(Suspect { reads, since: now, evidence: evidence.clone(), what: Suspicion::Story(story) });
+        }
+        let since = self.suspect.as_ref().map_or(now, |s| s.since);
+        if now - since >= self.config.infer_after {
+            match self.suspect.take().map(|s| s.what) {
+                Some(Suspicion::Story(story)) => StoryCheck::Ready(story),
+                _ => StoryCheck::None,
+            }
+        } else {
+            StoryCheck::Pending
+        }
+    }
+
+    /// Record the plies of a story; after an error, as a resynchronisation.
+    fn adopt_story(&mut self, story: Story, t: Option<f64>, events: &mut Vec<Event>) {
+        self.suspect = None;
+        let holding = self.game.as_ref().is_some_and(|g| g.hold.is_some());
+        if holding {
+            let g = self.game_mut();
+            g.hold = None;
+            // What was under way before the error is back on the board or part of the plies.
+            g.pending = None;
+            g.candidates = None;
+            let mut plies = Vec::new();
+            self.record_story(story, t, &mut plies);
+            self.resynchronised(t, plies, events);
+        } else {
+            self.game_mut().uncertain = false;
+            self.record_story(story, t, events);
+        }
+    }
+
     /// Tolerant mode: a board no legal story explains is first taken for a misread (reported
     /// once as an unclear board); [`Tracker::check_suspect`] makes it an error if it stays.
     fn suspect_board(&mut self, kind: ErrorKind, evidence: Evidence, now: f64, t: Option<f64>, events: &mut Vec<Event>) {
-        let margin = self.config.thresholds.margin;
-        let reads: [Option<SquareClass>; 64] = std::array::from_fn(|sq| {
-            (DARK & bit(sq as u8) != 0).then(|| evidence.read(sq as u8, margin)).flatten()
-        });
-        let same_board = self.suspect.as_ref().is_some_and(|s| s.reads == reads);
+        let reads = self.reads_of(&evidence);
+        let same_board =
+            self.suspect.as_ref().is_some_and(|s| s.reads == reads && matches!(s.what, Suspicion::Error(_)));
         if !same_board {
-            self.suspect = Some(Suspect { reads, since: now, kind, evidence });
+            self.suspect = Some(Suspect { reads, since: now, evidence, what: Suspicion::Error(kind) });
         }
         self.check_suspect(now, t, events);
         if !same_board && self.suspect.is_some() {
@@ -744,33 +828,45 @@ impl Tracker {
         }
     }
 
-    /// A board nothing explains that has stayed `error_after` seconds is a referee's error.
+    /// Time passed over a suspect board: a board nothing explains that has stayed `error_after`
+    /// seconds is a referee's error; one several plies explain that has stayed `infer_after`
+    /// seconds is taken as those plies.
     fn check_suspect(&mut self, now: f64, t: Option<f64>, events: &mut Vec<Event>) {
         let Some(suspect) = self.suspect.as_ref() else { return };
-        if now - suspect.since < self.config.error_after {
+        let wait = match suspect.what {
+            Suspicion::Error(_) => self.config.error_after,
+            Suspicion::Story(_) => self.config.infer_after,
+        };
+        if now - suspect.since < wait {
             return;
         }
         let suspect = self.suspect.take().expect("checked");
         let Some(g) = self.game.as_mut() else { return };
-        if g.hold.is_some() || g.over {
+        if g.over {
             return;
         }
-        g.uncertain = false;
-        let side = g.pos.to_move;
-        self.raise(suspect.kind, side, &suspect.evidence, t, events);
+        match suspect.what {
+            Suspicion::Story(story) => self.adopt_story(story, t, events),
+            Suspicion::Error(_) if g.hold.is_some() => {}
+            Suspicion::Error(kind) => {
+                g.uncertain = false;
+                let side = g.pos.to_move;
+                self.raise(kind, side, &suspect.evidence, t, events);
+            }
+        }
     }
 
     /// A board no move (or move under way) explains may show several plies at once: the camera
     /// missed a finished state (the next hand came in before the board was still). Every
     /// sequence of 2..=`MAX_INFERRED_PLIES` legal plies from the last valid position is scored
     /// like any candidate, plus `PLY_PRIOR` per extra ply; a clear winner (explaining the board,
-    /// and `margin` ahead of every other resulting position) is recorded ply by ply, all but the
-    /// last marked as inferred, and the game goes on. Otherwise nothing changes (false).
-    fn infer_plies(&mut self, evidence: &Evidence, t: Option<f64>, events: &mut Vec<Event>) -> bool {
-        let Some(g) = self.game.as_ref() else { return false };
+    /// and `margin` ahead of every other resulting position) is the story. `after_error`: what
+    /// was under way before an error does not count.
+    fn find_story(&self, evidence: &Evidence, after_error: bool) -> Option<Story> {
+        let g = self.game.as_ref()?;
         // Only from a settled position: no move under way, no king waiting to be swapped.
-        if g.over || g.pending.is_some() || g.uncrowned != 0 {
-            return false;
+        if g.over || (g.pending.is_some() && !after_error) || g.uncrowned != 0 {
+            return None;
         }
         let (rules, kings, th) = (self.rules, self.config.kings, self.config.thresholds);
         // Per resulting position (the same position by other orders is one outcome): the best
@@ -800,29 +896,35 @@ impl Tracker {
         }
         let mut ranked: Vec<(f32, f32, Vec<Vec<Move>>)> = outcomes.into_values().collect();
         ranked.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let Some((best, deficit, lines)) = ranked.first().cloned() else { return false };
+        let (best, deficit, lines) = ranked.first().cloned()?;
         let rival = ranked.get(1).map_or(f32::MAX, |r| r.0);
         if deficit > th.explain || rival - best < th.margin {
-            return false;
+            return None;
         }
         // The record takes the first line; where another line reaching the same board differs,
         // the other moves are named with the ply (the board cannot tell them apart).
-        let alternatives = ply_alternatives(&lines, &self.game.as_ref().expect("game").pos, &rules);
-        let line = lines.into_iter().next().expect("a line");
-        let last = line.len() - 1;
-        for (i, m) in line.into_iter().enumerate() {
+        let alternatives = ply_alternatives(&lines, &g.pos, &rules);
+        let line = lines.into_iter().next()?;
+        Some(Story { line, alternatives })
+    }
+
+    /// Record a story ply by ply, all but the last marked as inferred.
+    fn record_story(&mut self, story: Story, t: Option<f64>, events: &mut Vec<Event>) {
+        let kings = self.config.kings;
+        let last = story.line.len() - 1;
+        for (i, m) in story.line.into_iter().enumerate() {
             let mut ply_events = Vec::new();
             self.commit(m, true, EventKind::Move, t, &mut ply_events);
             if let Some(RecordItem::Move(recorded)) = self.game_mut().record.items.last_mut() {
                 recorded.inferred = i < last;
-                recorded.alternatives = alternatives[i].clone();
+                recorded.alternatives = story.alternatives[i].clone();
             }
             for e in ply_events.iter_mut().filter(|e| e.kind == EventKind::Move) {
                 if i < last {
                     e.inferred = Some(true);
                     e.detail = Some("not seen on the board: a later board shows it was made".into());
                 }
-                e.alternatives = alternatives[i].clone();
+                e.alternatives = story.alternatives[i].clone();
             }
             events.extend(ply_events);
             if self.game.as_ref().is_some_and(|g| g.over) {
@@ -831,7 +933,6 @@ impl Tracker {
         }
         let g = self.game_mut();
         g.accepted = Look::of(&g.pos, hidden_kings(&g.pos, 0, kings));
-        true
     }
 
     fn game_mut(&mut self) -> &mut Game {
@@ -902,10 +1003,9 @@ impl Tracker {
     /// was a misread, or the players took back the wrong move and went on. The plies are recorded
     /// (unseen ones inferred) after a `Now is OK` that says the record was resynchronised. A move
     /// merely under way does not end the hold.
-    fn try_resync(&mut self, evidence: &Evidence, t: Option<f64>, events: &mut Vec<Event>) {
+    fn try_resync(&mut self, evidence: &Evidence, now: f64, t: Option<f64>, events: &mut Vec<Event>) {
         let candidates = self.candidates();
-        let mut resync = Vec::new();
-        let resumed = match decide(evidence, &candidates, &self.config.thresholds) {
+        match decide(evidence, &candidates, &self.config.thresholds) {
             Decision::Accept { best, near }
                 if !candidates[best].plan.failed_crown
                     && (!candidates[best].plan.commits.is_empty() || candidates[best].plan.crown) =>
@@ -914,33 +1014,28 @@ impl Tracker {
                 let progress = near.iter().fold(candidates[best].plan.progress.clone(), |acc, &i| {
                     merge_progress(acc, candidates[i].plan.progress.clone())
                 });
-                self.apply(&candidates[best], progress, evidence, t, &mut resync);
-                true
+                let mut moves = Vec::new();
+                self.apply(&candidates[best], progress, evidence, t, &mut moves);
+                self.resynchronised(t, moves, events);
             }
             Decision::Unexplained { .. } => {
-                // Plies are inferred only from a settled position: what was under way before the
-                // error is forgotten (it is back on the board or part of the plies).
-                let g = self.game_mut();
-                let (hold, pending) = (g.hold.take(), g.pending.take());
-                let inferred = self.infer_plies(evidence, t, &mut resync);
-                if !inferred {
-                    let g = self.game_mut();
-                    g.hold = hold;
-                    g.pending = pending;
+                if let StoryCheck::Ready(story) = self.story_for(evidence, now, t, true) {
+                    self.adopt_story(story, t, events);
                 }
-                inferred
             }
-            _ => false,
-        };
-        if !resumed {
-            return;
+            _ => {}
         }
+    }
+
+    /// The hold has ended on a board legally reached from the last valid position: the
+    /// resynchronising line, then the events of the moves it recorded (`moves`).
+    fn resynchronised(&mut self, t: Option<f64>, moves: Vec<Event>, events: &mut Vec<Event>) {
         self.suspect = None;
         let g = self.game_mut();
         g.uncertain = false;
         g.candidates = None;
         let to_move = g.pos.to_move;
-        let plies: Vec<String> = resync.iter().filter_map(|e| e.mv.clone().filter(|_| e.kind == EventKind::Move)).collect();
+        let plies: Vec<String> = moves.iter().filter_map(|e| e.mv.clone().filter(|_| e.kind == EventKind::Move)).collect();
         let mut e = self.event(t, EventKind::Resynchronised, "Now is OK: record resynchronised".into());
         e.current_player = Some(player_number(to_move));
         e.detail = Some(format!(
@@ -950,7 +1045,7 @@ impl Tracker {
         events.push(e);
         // The resynchronising line comes first, then the moves it recorded.
         let offset = events.len() - 1;
-        events.extend(resync);
+        events.extend(moves);
         renumber_after(&mut events[offset..]);
     }
 

@@ -257,14 +257,12 @@ fn the_map_editor_saves_only_valid_maps_and_errors_name_the_place() {
 
 #[test]
 fn bad_command_lines_are_refused_clearly() {
-    let output = std::process::Command::new(play_common::binary())
-        .args(["play", "--maps", "/no/such/folder"])
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("--maps /no/such/folder: no such folder"), "{stderr}");
-    let output = std::process::Command::new(play_common::binary()).args(["play", "--listen", "nowhere"]).output().unwrap();
-    assert!(!output.status.success());
-    assert!(String::from_utf8_lossy(&output.stderr).contains("--listen"), "{}", String::from_utf8_lossy(&output.stderr));
+    let refused = |args: &[&str], words: &str| {
+        let output = std::process::Command::new(play_common::binary()).args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{args:?} was accepted");
+        assert!(stderr.contains(words), "{args:?}: {stderr}");
+    };
+    refused(&["play", "--maps", "/no/such/folder"], "--maps /no/such/folder: no such folder");
+    refused(&["play", "--listen", "nowhere"], "--listen");
 }

@@ -182,10 +182,9 @@ fn screenshot(tab: &Tab, name: &str) -> RgbaImage {
     image::load_from_memory(&png).unwrap().to_rgba8()
 }
 
-/// Every cell's centre, drawn through the pin, has the colour the server's state gives it; the
-/// frame is at the pinned corners, and the screen is black just outside them and where the
-/// unpinned grid's corner would be.
-fn check_screenshot(image: &RgbaImage, geometry: &Geometry, state: &Value, name: &str) {
+/// Every cell's centre (where `centre` says it is drawn) has the colour `state` gives it (map
+/// rows and piece positions); buildings are `building`.
+fn check_cells(image: &RgbaImage, state: &Value, centre: impl Fn([usize; 2]) -> (f64, f64), building: [u8; 3], name: &str) {
     let rows: Vec<&str> = state["map"]["rows"].as_array().unwrap().iter().map(|r| r.as_str().unwrap()).collect();
     let (height, width) = (rows.len(), rows[0].len());
     let mut pieces = std::collections::HashMap::new();
@@ -198,11 +197,11 @@ fn check_screenshot(image: &RgbaImage, geometry: &Geometry, state: &Value, name:
         for c in 0..width {
             let expected = match pieces.get(&[r, c]) {
                 Some(colour) => *colour,
-                None if rows[r].as_bytes()[c] == b'1' => BUILDING,
+                None if rows[r].as_bytes()[c] == b'1' => building,
                 None => ROAD,
             };
-            let seen = pixel(image, geometry.cell(height, width, [r, c]));
-            counts[[ROAD, BUILDING, POLICE, THIEF].iter().position(|k| *k == expected).unwrap()] += 1;
+            let seen = pixel(image, centre([r, c]));
+            counts[[ROAD, building, POLICE, THIEF].iter().position(|k| *k == expected).unwrap()] += 1;
             if !near(seen, expected) {
                 wrong.push(format!("({r}, {c}): {seen:?} instead of {expected:?}"));
             }
@@ -211,7 +210,12 @@ fn check_screenshot(image: &RgbaImage, geometry: &Geometry, state: &Value, name:
     assert!(wrong.is_empty(), "{name}: {} of {} cells drawn wrong: {wrong:?}", wrong.len(), width * height);
     assert_eq!(counts[2..], [2, 1], "{name}: two policemen and a thief checked");
     assert!(counts[0] > 100 && counts[1] > 100, "{name}: roads and buildings checked: {counts:?}");
-    // The frame around the grid at each pinned corner; black a little further out.
+}
+
+/// The cells through the pin, the frame at each pinned corner, black just outside them and
+/// where the unpinned grid's corner would be.
+fn check_screenshot(image: &RgbaImage, geometry: &Geometry, state: &Value, name: &str) {
+    check_cells(image, state, |cell| geometry.cell(20, 20, cell), BUILDING, name);
     let centre = (0..4).map(|i| geometry.pinned(i)).fold((0.0, 0.0), |a, p| (a.0 + p.0 / 4.0, a.1 + p.1 / 4.0));
     for i in 0..4 {
         let (x, y) = geometry.pinned(i);
@@ -223,20 +227,57 @@ fn check_screenshot(image: &RgbaImage, geometry: &Geometry, state: &Value, name:
         assert_eq!(pixel(image, outward(16.0)), BLACK, "{name}: outside the pinned corner {i}");
     }
     // The grid without the pin would start at its rectangle's top left: nothing is drawn there now.
-    let (left, top, _, _) = geometry.rect;
+    let (left, top, width, height) = geometry.rect;
     assert_eq!(pixel(image, (left + 3.0, top + 3.0)), BLACK, "{name}: the unpinned corner is empty");
-    let unpinned = (left + 0.5 * geometry.rect.2 / width as f64, top + 0.5 * geometry.rect.3 / height as f64);
-    let pinned = geometry.cell(height, width, [0, 0]);
+    let unpinned = (left + 0.5 * width / 20.0, top + 0.5 * height / 20.0);
+    let pinned = geometry.cell(20, 20, [0, 0]);
     assert!((unpinned.0 - pinned.0).hypot(unpinned.1 - pinned.1) > 30.0, "{name}: the pin moved the grid");
 }
 
-fn key_for(from: [usize; 2], to: [usize; 2]) -> &'static str {
-    match (to[0] as isize - from[0] as isize, to[1] as isize - from[1] as isize) {
+/// Headless Chromium (its own fresh profile) and a tab.
+fn launch(binary: PathBuf) -> (Browser, Arc<Tab>) {
+    let options = LaunchOptions::default_builder()
+        .path(Some(binary))
+        .headless(true)
+        .sandbox(false)
+        .window_size(Some((1280, 900)))
+        .idle_browser_timeout(Duration::from_secs(300))
+        .build()
+        .unwrap();
+    let browser = Browser::new(options).expect("chromium starts");
+    let tab = browser.new_tab().unwrap();
+    tab.set_default_timeout(Duration::from_secs(30));
+    (browser, tab)
+}
+
+/// The centre of the first element matching `selector`, in the window.
+fn centre_of(tab: &Tab, selector: &str) -> (f64, f64) {
+    let v = eval(tab, &format!("(() => {{ const r = document.querySelector({selector:?}).getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }})()"));
+    (v[0].as_f64().unwrap(), v[1].as_f64().unwrap())
+}
+
+fn click(tab: &Tab, (x, y): (f64, f64)) {
+    tab.click_point(Point { x, y }).unwrap();
+}
+
+/// Clicks, where the pin draws it, the first square the piece to move may go to; returns it.
+fn click_first_legal(tab: &Tab, server: &daemon_common::Daemon, id: &str, geometry: &Geometry) -> [usize; 2] {
+    let target = square(&state(server, id)["legal"][0]);
+    click(tab, geometry.cell(20, 20, target));
+    target
+}
+
+/// Presses the arrow key that takes `piece` (the one to move) to the first square it may go to.
+fn press_first_legal(tab: &Tab, server: &daemon_common::Daemon, id: &str, piece: &str) {
+    let now = state(server, id);
+    let (from, to) = (square(&now["positions"][piece]), square(&now["legal"][0]));
+    let key = match (to[0] as isize - from[0] as isize, to[1] as isize - from[1] as isize) {
         (-1, 0) => "ArrowUp",
         (1, 0) => "ArrowDown",
         (0, -1) => "ArrowLeft",
         _ => "ArrowRight",
-    }
+    };
+    tab.press_key(key).unwrap();
 }
 
 /// Starts a game in `mode` from the page's menu (projector mode, the pin kept from before).
@@ -256,17 +297,7 @@ fn both_modes_play_in_projector_mode_through_a_dragged_corner_pin() {
         return;
     };
     let server = start_play::<&str>(&[]);
-    let options = LaunchOptions::default_builder()
-        .path(Some(binary))
-        .headless(true)
-        .sandbox(false)
-        .window_size(Some((1280, 900)))
-        .idle_browser_timeout(Duration::from_secs(300))
-        .build()
-        .unwrap();
-    let browser = Browser::new(options).expect("chromium starts");
-    let tab = browser.new_tab().unwrap();
-    tab.set_default_timeout(Duration::from_secs(30));
+    let (_browser, tab) = launch(binary);
     tab.navigate_to(&server.url("/cops")).unwrap().wait_until_navigated().unwrap();
     let key = eval(&tab, "Projector.storageKey()");
     run(&tab, &format!("localStorage.removeItem({key})"));
@@ -288,18 +319,12 @@ fn both_modes_play_in_projector_mode_through_a_dragged_corner_pin() {
             assert!((value - PIN[i][k]).abs() < 0.002, "corner {i}: kept {saved} for {PIN:?}");
         }
     }
-    let geometry_police = geometry(&tab);
     // Policeman 1 by a click on a highlighted square, drawn through the pin.
-    let start = state(&server, &id);
-    let target = square(&start["legal"][0]);
-    let (x, y) = geometry_police.cell(20, 20, target);
-    tab.click_point(Point { x, y }).unwrap();
+    let target = click_first_legal(&tab, &server, &id, &geometry(&tab));
     wait_for(&tab, "policeman 2's turn", "document.getElementById('turn').textContent", |v| v == "Policeman 2: your move");
-    let now = state(&server, &id);
-    assert_eq!(square(&now["positions"]["police1"]), target, "the click moved policeman 1 where it was aimed");
+    assert_eq!(square(&state(&server, &id)["positions"]["police1"]), target, "the click moved policeman 1 where it was aimed");
     // Policeman 2 by the keyboard; the thief answers.
-    let key_name = key_for(square(&now["positions"]["police2"]), square(&now["legal"][0]));
-    tab.press_key(key_name).unwrap();
+    press_first_legal(&tab, &server, &id, "police2");
     wait_for(&tab, "the thief's answer", "document.getElementById('count').textContent", |v| v == "Move 4 of 150");
     let before_reload = state(&server, &id);
     assert_eq!(before_reload["history"].as_array().unwrap().len(), 3);
@@ -318,18 +343,93 @@ fn both_modes_play_in_projector_mode_through_a_dragged_corner_pin() {
     let id = start_from_menu(&tab, &server, "thief");
     wait_for(&tab, "the thief's turn", "document.getElementById('turn').textContent", |v| v == "Thief: your move");
     let geometry_thief = geometry(&tab);
-    let start = state(&server, &id);
-    let target = square(&start["legal"][0]);
-    let (x, y) = geometry_thief.cell(20, 20, target);
-    tab.click_point(Point { x, y }).unwrap();
+    let target = click_first_legal(&tab, &server, &id, &geometry_thief);
     wait_for(&tab, "the policemen's answer", "document.getElementById('count').textContent", |v| v == "Move 4 of 150");
-    let now = state(&server, &id);
-    assert_eq!(now["history"][0]["to"], json!(target));
-    let key_name = key_for(square(&now["positions"]["thief"]), square(&now["legal"][0]));
-    tab.press_key(key_name).unwrap();
+    assert_eq!(state(&server, &id)["history"][0]["to"], json!(target));
+    press_first_legal(&tab, &server, &id, "thief");
     wait_for(&tab, "the second answer", "document.getElementById('count').textContent", |v| v == "Move 7 of 150" || v.as_str().is_some_and(|s| s.ends_with(" moves")));
     std::thread::sleep(Duration::from_millis(300));
     let thief_state = state(&server, &id);
     let image = screenshot(&tab, "cops-thief-projector.png");
     check_screenshot(&image, &geometry_thief, &thief_state, "thief mode");
+}
+
+#[test]
+fn the_menu_the_map_editor_and_a_replay_work_on_a_monitor() {
+    let Some(binary) = chromium() else {
+        eprintln!("note: chromium is not installed; game page test skipped (apt-get install chromium)");
+        return;
+    };
+    let dir = daemon_common::temp_dir("play-page-editor");
+    let maps = dir.join("maps");
+    std::fs::create_dir_all(&maps).unwrap();
+    let server = start_play(&["--maps".as_ref(), maps.as_os_str()]);
+    // A finished game to replay, played through the API.
+    let (status, mut game) = play_common::post(&server, "/cops/games", r#"{"mode": "police", "ai": "classic", "seed": 5}"#);
+    assert_eq!(status, 201, "{game}");
+    let id = game["id"].as_str().unwrap().to_string();
+    while game["outcome"].is_null() {
+        game = play_common::post(&server, &format!("/cops/games/{id}/move"), &json!({"to": game["legal"][0]}).to_string()).1;
+    }
+    let record = daemon_common::client().get(server.url(&format!("/cops/games/{id}/record"))).send().unwrap().text().unwrap();
+    let replayed = boardwatch::games::cops::record::replay(&record).unwrap();
+
+    let (_browser, tab) = launch(binary);
+    tab.navigate_to(&server.url("/cops")).unwrap().wait_until_navigated().unwrap();
+    // The menu opens first; its instructions explain the rules.
+    wait_for(&tab, "the menu", "document.getElementById('menu').open", |v| v == &json!(true));
+    run(&tab, "document.getElementById('menu-instructions').click()");
+    let text = wait_for(&tab, "the instructions", "document.getElementById('instructions').open && document.getElementById('instructions').textContent", |v| v.is_string());
+    assert!(text.as_str().unwrap().contains("150 moves"), "{text}");
+    run(&tab, "document.getElementById('instructions').close(); document.getElementById('menu').close()");
+
+    // The editor: text with a bad digit is refused at its line and column.
+    run(&tab, "document.getElementById('show-editor').click()");
+    run(&tab, "document.getElementById('editor-text').value = '2030\\n01x4\\n'; document.getElementById('editor-use-text').click()");
+    let message = "document.getElementById('editor-message').textContent";
+    wait_for(&tab, "the error's place", message, |v| v.as_str().is_some_and(|m| m.contains("line 2, column 3")));
+    // A new empty map cannot be saved without its pieces.
+    run(&tab, "document.getElementById('editor-width').value = 6; document.getElementById('editor-height').value = 4; document.getElementById('editor-new').click(); document.getElementById('editor-name').value = 'town'; document.getElementById('editor-save').click()");
+    wait_for(&tab, "the missing piece", message, |v| v.as_str().is_some_and(|m| m.contains("no policeman 1")));
+    // Buildings by dragging the mouse, the pieces by clicks; then it saves.
+    let cell = |r: usize, c: usize| centre_of(&tab, &format!("#editor-grid [data-r=\"{r}\"][data-c=\"{c}\"]"));
+    run(&tab, "document.querySelector('input[name=tool][value=\"1\"]').click()");
+    drag(&tab, cell(1, 1), cell(1, 4));
+    for (tool, r, c) in [(2, 0, 0), (3, 3, 5), (4, 0, 5)] {
+        run(&tab, &format!("document.querySelector('input[name=tool][value=\"{tool}\"]').click()"));
+        click(&tab, cell(r, c));
+    }
+    run(&tab, "document.getElementById('editor-save').click()");
+    wait_for(&tab, "the saved map", message, |v| v.as_str().is_some_and(|m| m.starts_with("Saved as town")));
+    assert_eq!(std::fs::read_to_string(maps.join("town.txt")).unwrap(), "200004\n011110\n000000\n000003\n");
+    let image = screenshot(&tab, "cops-editor.png");
+    let pixels = [((0, 0), POLICE), ((0, 5), POLICE), ((3, 5), THIEF), ((1, 2), [0x7b, 0x4a, 0x26]), ((2, 2), ROAD)];
+    for ((r, c), colour) in pixels {
+        assert!(near(pixel(&image, cell(r, c)), colour), "editor cell ({r}, {c}): {:?}", pixel(&image, cell(r, c)));
+    }
+
+    // The finished game, replayed move by move.
+    run(&tab, "document.getElementById('show-replay').click()");
+    wait_for(&tab, "the games", "document.querySelectorAll('#replay-games option').length", |v| v.as_u64() >= Some(1));
+    run(&tab, &format!("document.getElementById('replay-games').value = '{id}'; document.getElementById('replay-load').click()"));
+    let last = replayed.frames.len() - 1;
+    wait_for(&tab, "the replay", "+document.getElementById('replay-slider').max", |v| v.as_u64() == Some(last as u64));
+    for _ in 0..3 {
+        tab.press_key("ArrowRight").unwrap();
+    }
+    wait_for(&tab, "the third move", "document.getElementById('replay-label').textContent", |v| v.as_str().is_some_and(|t| t.starts_with(&format!("after 3 of {last} moves"))));
+    let image = screenshot(&tab, "cops-replay.png");
+    let map = &replayed.map;
+    let at = |s: u16| { let (r, c) = map.row_column(s); [r, c] };
+    let positions = replayed.frames[3].positions;
+    let rows: Vec<String> = (0..map.height).map(|r| (0..map.width).map(|c| if map.is_road(map.square(r, c)) { '0' } else { '1' }).collect()).collect();
+    let frame = json!({"map": {"rows": rows}, "positions": {"police1": at(positions.police1), "police2": at(positions.police2), "thief": at(positions.thief)}});
+    let centres = eval(&tab, "Array.from(document.querySelectorAll('#grid .cell')).map(e => { const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })");
+    let centre = |[r, c]: [usize; 2]| {
+        let xy = &centres[r * map.width + c];
+        (xy[0].as_f64().unwrap(), xy[1].as_f64().unwrap())
+    };
+    check_cells(&image, &frame, centre, [0x7b, 0x4a, 0x26], "replay after 3 moves");
+    tab.press_key("End").unwrap();
+    wait_for(&tab, "the end", "document.getElementById('turn').textContent", |v| v.as_str().is_some_and(|t| t.starts_with("The police win") || t.starts_with("The thief wins")));
 }

@@ -347,8 +347,11 @@ async fn start_game(State(games): App, body: Bytes) -> Response {
     let seed = request.seed.unwrap_or_else(rand::random);
     let id = format!("{:016x}", rand::random::<u64>());
     let record_file = games.cops.records_dir.as_ref().map(|d| d.join(format!("cops-{id}.jsonl")));
-    let human = if request.mode == Mode::Police { "human" } else { request.ai.name() };
-    let computer = if request.mode == Mode::Police { request.ai.name() } else { "human" };
+    // The players' names in the record.
+    let (police, thief) = match request.mode {
+        Mode::Police => ("human", request.ai.name()),
+        Mode::Thief => (request.ai.name(), "human"),
+    };
     let mut session = Session {
         id: id.clone(),
         map_name: request.map,
@@ -359,7 +362,7 @@ async fn start_game(State(games): App, body: Bytes) -> Response {
         seed,
         rng: ChaCha8Rng::seed_from_u64(seed),
         game: Game::new(&map, request.mode),
-        record: vec![RecordLine::start(&map, request.mode, human, computer, seed)],
+        record: vec![RecordLine::start(&map, request.mode, police, thief, seed)],
         solver,
         record_file,
     };
@@ -595,7 +598,8 @@ fn outcome_message(map: &Map, game: &Game) -> String {
         Reason::Capture => {
             let who = if game.positions.police1 == game.positions.thief { "Policeman 1" } else { "Policeman 2" };
             let [r, c] = at(map, game.positions.thief);
-            format!("The police win: {who} caught the thief at row {}, column {} after {} moves.", r + 1, c + 1, outcome.moves)
+            let moves = if outcome.moves == 1 { "1 move".to_string() } else { format!("{} moves", outcome.moves) };
+            format!("The police win: {who} caught the thief at row {}, column {} after {moves}.", r + 1, c + 1)
         }
         Reason::MoveLimit => format!("The thief wins: {MOVE_LIMIT} moves without being caught."),
     }

@@ -20,6 +20,7 @@
   let pinning = false;
   let corners = null;       // [[x, y] x 4] as fractions of the window: TL, TR, BR, BL
   let handles = [];
+  let panel = null;         // what to do while pinning: reset, done
   let box = null;           // the stage's untransformed rectangle: {left, top, width, height}
   const listeners = [];
 
@@ -131,6 +132,7 @@
 
   function showHandles(on) {
     handles.forEach(el => { el.hidden = !on; });
+    if (panel) panel.hidden = !on;
     document.body.classList.toggle('pinning', !!on);
   }
 
@@ -165,6 +167,17 @@
     });
   }
 
+  function makePanel() {
+    panel = document.createElement('div');
+    panel.className = 'pin-panel';
+    panel.hidden = true;
+    panel.innerHTML = 'Drag the round handles to the corners wanted on the table. ' +
+      '<button type="button" data-pin="reset">Reset</button> <button type="button" data-pin="done">Done</button>';
+    panel.querySelector('[data-pin=reset]').addEventListener('click', () => Projector.resetPin());
+    panel.querySelector('[data-pin=done]').addEventListener('click', () => Projector.togglePin());
+    document.body.appendChild(panel);
+  }
+
   const Projector = {
     attach(element, size) {
       stage = element;
@@ -172,6 +185,7 @@
       if (size) grid = { cols: size.cols, rows: size.rows };
       corners = load();
       makeHandles();
+      makePanel();
       addEventListener('resize', layout);
       document.addEventListener('fullscreenchange', layout);
       layout();

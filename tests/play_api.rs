@@ -29,7 +29,8 @@ fn piece(name: &Value) -> Piece {
 
 #[test]
 fn a_police_game_is_played_answered_and_kept_on_the_server() {
-    let server = start_play::<&str>(&[]);
+    let records = temp_dir("play-records");
+    let server = start_play(&["--records".as_ref(), records.as_os_str()]);
     let map = classic_map();
     // The pages are served, the shared projector pieces with them.
     for path in ["/", "/cops", "/assets/projector.js", "/assets/projector.css"] {
@@ -116,8 +117,9 @@ fn a_police_game_is_played_answered_and_kept_on_the_server() {
     let message = state["outcome"]["message"].as_str().unwrap();
     assert!(message.starts_with("The police win") || message.starts_with("The thief wins"), "{message}");
 
-    // The record replays, in the library and on the server, to the same end.
+    // The record replays, in the library and on the server, to the same end; --records kept it.
     let record = client().get(server.url(&format!("/cops/games/{id}/record"))).send().unwrap().text().unwrap();
+    assert_eq!(std::fs::read_to_string(records.join(format!("cops-{id}.jsonl"))).unwrap(), record);
     let replayed = replay(&record).unwrap();
     let last = replayed.frames.last().unwrap();
     assert_eq!(last.moves as u64, state["moves"].as_u64().unwrap());

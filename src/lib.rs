@@ -11,3 +11,4 @@ pub mod daemon;
 pub mod pipeline;
 pub mod synth;
 pub mod games;
+pub mod web;

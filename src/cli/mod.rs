@@ -7,6 +7,7 @@ mod overlay_video;
 mod pdn;
 mod replay;
 mod perft;
+mod play;
 mod run;
 mod render;
 mod sokoban;
@@ -52,13 +53,15 @@ pub enum Command {
     /// Cops and Robbers (classic): solve a map, play it in the terminal, run matches.
     #[command(subcommand)]
     Cops(cops::CopsCommand),
+    /// Serve the grid games' pages (Cops and Robbers) for play on a screen or a projected board.
+    Play(play::PlayArgs),
 }
 
 impl Command {
     /// Commands whose output is typically piped into other tools (not the daemon, whose
     /// sockets rely on EPIPE errors).
     pub fn writes_to_a_pipe(&self) -> bool {
-        !matches!(self, Command::Run(_))
+        !matches!(self, Command::Run(_) | Command::Play(_))
     }
 }
 
@@ -90,5 +93,6 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Render(args) => render::run(*args),
         Command::Sokoban(command) => sokoban::run(command),
         Command::Cops(command) => cops::run(command),
+        Command::Play(args) => play::run(args),
     }
 }

@@ -96,6 +96,12 @@ impl Daemon {
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
         adjust(&mut command);
+        Daemon::spawn(command)
+    }
+
+    /// Start a prepared `boardwatch` command (stderr piped) and wait until it logs "listening on
+    /// http://ADDR"; `boardwatch play` is started this way too.
+    pub fn spawn(mut command: Command) -> Daemon {
         let mut child = command.spawn().expect("the daemon starts");
         let stderr = child.stderr.take().unwrap();
         let log = Arc::new(Mutex::new(String::new()));

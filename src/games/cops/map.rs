@@ -31,6 +31,28 @@ pub enum MapError {
     MissingPiece { piece: &'static str, digit: char },
 }
 
+impl MapError {
+    /// The line the error is on (from 1), if it is on one.
+    pub fn line(&self) -> Option<usize> {
+        match *self {
+            MapError::BadCharacter { line, .. }
+            | MapError::RaggedRow { line, .. }
+            | MapError::TooWide { line, .. }
+            | MapError::TooTall { line }
+            | MapError::DuplicatePiece { line, .. } => Some(line),
+            MapError::Empty | MapError::MissingPiece { .. } => None,
+        }
+    }
+
+    /// The column the error is at (from 1), if it is at one.
+    pub fn column(&self) -> Option<usize> {
+        match *self {
+            MapError::BadCharacter { column, .. } | MapError::DuplicatePiece { column, .. } => Some(column),
+            _ => None,
+        }
+    }
+}
+
 /// Roads and buildings, and where the pieces start.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Map {
@@ -190,7 +212,11 @@ mod tests {
         assert!(matches!(Map::parse("2302\n4000\n"), Err(MapError::DuplicatePiece { line: 1, column: 4, first_line: 1, first_column: 1, .. })));
         assert!(matches!(Map::parse("2000\n4000\n"), Err(MapError::MissingPiece { digit: '3', .. })));
         assert!(matches!(Map::parse("2300\n0000\n"), Err(MapError::MissingPiece { digit: '4', .. })));
-        let message = Map::parse("203\n0x4\n").unwrap_err().to_string();
+        let error = Map::parse("203\n0x4\n").unwrap_err();
+        assert_eq!((error.line(), error.column()), (Some(2), Some(2)));
+        assert_eq!(Map::parse("203\n04\n").unwrap_err().line(), Some(2));
+        assert_eq!(Map::parse("2000\n4000\n").unwrap_err().line(), None);
+        let message = error.to_string();
         assert!(message.contains("line 2, column 2"), "{message}");
         // A 64x64 map is allowed.
         let largest = format!("234{}\n{}", "0".repeat(61), format!("{}\n", "0".repeat(64)).repeat(63));

@@ -49,8 +49,20 @@ fn turn_number(piece: Piece) -> usize {
     }
 }
 
+/// The number of states [`solve`] would take on for `map`, or why it refuses the map.
+pub fn check_size(map: &Map, max_states: u64) -> Result<u64, SolveError> {
+    let roads = map.road_count();
+    let states = (roads as u64).pow(3) * 3;
+    if states > max_states {
+        let mib = (states as f64 * BYTES_PER_STATE / 1048576.0) as u64;
+        return Err(SolveError::TooLarge { roads, states, limit: max_states, mib });
+    }
+    Ok(states)
+}
+
 /// Solves a map; refuses maps with more than `max_states` states.
 pub fn solve(map: &Map, max_states: u64) -> Result<Solution, SolveError> {
+    let states = check_size(map, max_states)?;
     let mut road_index = vec![u32::MAX; map.road.len()];
     let mut squares = Vec::new();
     for square in 0..map.road.len() {
@@ -60,11 +72,6 @@ pub fn solve(map: &Map, max_states: u64) -> Result<Solution, SolveError> {
         }
     }
     let roads = squares.len();
-    let states = (roads as u64).pow(3) * 3;
-    if states > max_states {
-        let mib = (states as f64 * BYTES_PER_STATE / 1048576.0) as u64;
-        return Err(SolveError::TooLarge { roads, states, limit: max_states, mib });
-    }
     // Neighbours by road number.
     let neighbours: Vec<Vec<u32>> =
         squares.iter().map(|&s| map.road_neighbours(s).map(|n| road_index[n as usize]).collect()).collect();

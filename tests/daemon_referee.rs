@@ -56,23 +56,25 @@ fn write_stream(dir: &std::path::Path) {
     std::fs::write(dir.join("game.jsonl"), text).unwrap();
 }
 
+/// A folder with the stream and a configuration of one English board reading it, with `extra`
+/// keys for the board.
+fn setup(name: &str, extra: &str) -> std::path::PathBuf {
+    let dir = temp_dir(name);
+    write_stream(&dir);
+    let board = format!(
+        "[[boards]]\nid = \"table1\"\nvariant = \"english\"\n{extra}\n\
+         source = {{ kind = \"observations\", path = \"game.jsonl\", pace_ms = 5 }}\n"
+    );
+    write_config(&dir, &board)
+}
+
 fn events(daemon: &Daemon) -> Vec<Value> {
     daemon.get_json("/boards/table1/events?after=0").as_array().unwrap().clone()
 }
 
 #[test]
 fn an_error_then_resynchronised_record_and_a_strict_referee_that_survives_a_restart() {
-    let dir = temp_dir("referee");
-    write_stream(&dir);
-    let config = write_config(
-        &dir,
-        r#"
-[[boards]]
-id = "table1"
-variant = "english"
-source = { kind = "observations", path = "game.jsonl", pace_ms = 5 }
-"#,
-    );
+    let config = setup("referee", "");
     let mut daemon = Daemon::start(&config);
     let state = daemon.wait_for_board("table1", "four moves", |s| s["game"]["moves"].as_array().is_some_and(|m| m.len() == 4));
     assert_eq!(state["game"]["moves"], json!(["9-13", "24-20", "10-14", "22-18"]));
@@ -109,18 +111,7 @@ source = { kind = "observations", path = "game.jsonl", pace_ms = 5 }
 
 #[test]
 fn a_board_configured_strict_errs_at_once() {
-    let dir = temp_dir("referee-strict");
-    write_stream(&dir);
-    let config = write_config(
-        &dir,
-        r#"
-[[boards]]
-id = "table1"
-variant = "english"
-strict = true
-source = { kind = "observations", path = "game.jsonl", pace_ms = 5 }
-"#,
-    );
+    let config = setup("referee-strict", "strict = true");
     let daemon = Daemon::start(&config);
     let state = daemon.wait_for_board("table1", "an error", |s| s["game"]["holding"] == true);
     assert_eq!(state["game"]["referee"], "strict");

@@ -10,15 +10,15 @@
 //! through [`Visitor::warning`], while [`ReadMode::Strict`] rejects everything the standard
 //! forbids. See [`reader`] for the exact list.
 
+pub mod collector;
+mod lexer;
 pub mod reader;
 pub mod writer;
 
 use std::fmt;
 
-pub use reader::{
-    read_games, GameRecord, MoveNumber, NullVisitor, ReadMode, Reader, RecordCollector,
-    RecordedMove, Visitor,
-};
+pub use collector::{read_games, GameRecord, MoveNumber, RecordCollector, RecordedMove};
+pub use reader::{NullVisitor, ReadMode, Reader, Visitor};
 pub use writer::{
     clock_comment, clock_comment_tenths, parse_clock, write_game, write_record, written_moves,
     WrittenMove,

@@ -1,0 +1,658 @@
+//! The PDN lexer: turns the text into tokens that carry their byte span, line and character
+//! column. It knows the shape of every token (squares, moves without separator, results, tags,
+//! comments, setups) and, in a lenient read, the deviations that concern single tokens; how the
+//! tokens combine into games is the business of [`super::reader`].
+
+use super::{GameResult, PdnError, PdnErrorKind, SquareToken};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Tok<'a> {
+    MoveNumber { number: u32, black: bool },
+    Ellipsis,
+    Square(SquareToken),
+    AlphaMove(SquareToken, SquareToken),
+    Compact { file: u8, to: SquareToken },
+    MoveSep,
+    CaptureSep,
+    Strength(&'a str),
+    Nag(u16),
+    LParen,
+    RParen,
+    LBracket,
+    RBracket,
+    Result(GameResult, &'a str),
+    Setup(&'a str),
+    Comment(&'a str),
+    Eof,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Token<'a> {
+    pub(super) tok: Tok<'a>,
+    /// Byte offsets of the token in the text.
+    pub(super) start: usize,
+    pub(super) end: usize,
+    /// 1-based line and character column of `start`.
+    pub(super) line: usize,
+    pub(super) col: usize,
+}
+
+/// Result tokens, longest first so that `1/2-1/2` is not read as `1`. The flag marks the
+/// Russian colon forms, which only a lenient read takes.
+const RESULTS: [(&str, bool); 14] = [
+    ("1/2-1/2", false),
+    ("1/2:1/2", true),
+    ("1-0", false),
+    ("0-1", false),
+    ("2-0", false),
+    ("0-2", false),
+    ("1-1", false),
+    ("0-0", false),
+    ("1:0", true),
+    ("0:1", true),
+    ("2:0", true),
+    ("0:2", true),
+    ("1:1", true),
+    ("0:0", true),
+];
+
+/// Kinds of deviation that are reported only once per game, because they concern every move of
+/// a game written that way.
+const ONCE_UPPERCASE: u32 = 1;
+const ONCE_COMPACT: u32 = 2;
+pub(super) const ONCE_COMMENT_AFTER_NUMBER: u32 = 4;
+const ONCE_ESCAPED_NEWLINE: u32 = 8;
+
+/// A lexing failure: `recoverable` ones are unrecognised words, which a lenient read skips.
+struct LexFail {
+    error: PdnError,
+    recoverable: bool,
+}
+
+pub(super) struct Lexer<'a> {
+    pub(super) src: &'a str,
+    b: &'a [u8],
+    pos: usize,
+    line: usize,
+    /// Byte offset where the current line starts.
+    line_start: usize,
+    /// Column cache on the current line: byte `col_pos` is at character column `col`.
+    col_pos: usize,
+    col: usize,
+    lenient: bool,
+    /// Whether unrecognised words are skipped (lenient, and not while trying out a variation).
+    pub(super) recover: bool,
+    pub(super) warnings: Vec<PdnError>,
+    pub(super) once: u32,
+}
+
+fn is_word_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80
+}
+
+impl<'a> Lexer<'a> {
+    pub(super) fn new(src: &'a str, lenient: bool, recover: bool) -> Self {
+        // A byte-order mark is an encoding artefact, not text.
+        let start = if src.starts_with('\u{feff}') { 3 } else { 0 };
+        Lexer {
+            src,
+            b: src.as_bytes(),
+            pos: start,
+            line: 1,
+            line_start: start,
+            col_pos: start,
+            col: 1,
+            lenient,
+            recover,
+            warnings: Vec::new(),
+            once: 0,
+        }
+    }
+
+    fn at(&self, i: usize) -> u8 {
+        self.b.get(i).copied().unwrap_or(0)
+    }
+
+    fn newline(&mut self, next_line_start: usize) {
+        self.line += 1;
+        self.line_start = next_line_start;
+        self.col_pos = next_line_start;
+        self.col = 1;
+    }
+
+    /// Counts the line breaks in `from..to` (text that was skipped as a whole: a comment, a
+    /// string, a setup) and moves `pos` to `to`.
+    fn advance_over(&mut self, from: usize, to: usize) {
+        let mut i = from;
+        while i < to {
+            match self.b[i] {
+                b'\n' => self.newline(i + 1),
+                b'\r' if self.at(i + 1) != b'\n' => self.newline(i + 1),
+                _ => {}
+            }
+            i += 1;
+        }
+        self.pos = to;
+    }
+
+    /// Line and character column of byte `at`, which must be on the current line or later on it.
+    fn position(&mut self, at: usize) -> (usize, usize) {
+        let mut at = at.min(self.b.len());
+        while !self.src.is_char_boundary(at) {
+            at -= 1;
+        }
+        if at < self.line_start {
+            // Only error paths ask for an earlier position; count from the start.
+            let before = &self.src[..at];
+            let line = 1 + before.bytes().filter(|&c| c == b'\n').count();
+            let start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+            return (line, self.src[start..at].chars().count() + 1);
+        }
+        if at < self.col_pos {
+            self.col_pos = self.line_start;
+            self.col = 1;
+        }
+        self.col += self.src[self.col_pos..at].chars().count();
+        self.col_pos = at;
+        (self.line, self.col)
+    }
+
+    fn error_at(&mut self, at: usize, kind: PdnErrorKind, message: String) -> PdnError {
+        let (line, col) = self.position(at);
+        PdnError::new(kind, line, col, message)
+    }
+
+    fn warn_at(&mut self, at: usize, message: String) {
+        let e = self.error_at(at, PdnErrorKind::Deviation, message);
+        self.warnings.push(e);
+    }
+
+    fn warn_once(&mut self, flag: u32, at: usize, message: String) {
+        if self.once & flag == 0 {
+            self.once |= flag;
+            self.warn_at(at, message);
+        }
+    }
+
+    /// The word starting at `at`, for messages: up to whitespace or a bracket, at most 20 chars.
+    fn word_at(&self, at: usize) -> &'a str {
+        let rest = &self.src[at.min(self.src.len())..];
+        let end = rest
+            .char_indices()
+            .find(|&(_, c)| c.is_whitespace() || "{}[]()\"".contains(c))
+            .map(|(i, _)| i)
+            .unwrap_or(rest.len());
+        let word = &rest[..end];
+        match word.char_indices().nth(20) {
+            Some((i, _)) => &word[..i],
+            None => word,
+        }
+    }
+
+    fn char_at(&self, at: usize) -> char {
+        self.src[at..].chars().next().unwrap_or('\0')
+    }
+
+    /// Skips whitespace and `%` line comments (and, leniently, literal `\n` escapes).
+    fn skip_trivia(&mut self) {
+        while self.pos < self.b.len() {
+            match self.b[self.pos] {
+                b' ' | b'\t' | 0x0b | 0x0c => self.pos += 1,
+                b'\n' => {
+                    self.pos += 1;
+                    self.newline(self.pos);
+                }
+                b'\r' => {
+                    self.pos += 1;
+                    if self.at(self.pos) != b'\n' {
+                        self.newline(self.pos);
+                    }
+                }
+                b'%' => {
+                    while self.pos < self.b.len() && !matches!(self.b[self.pos], b'\n' | b'\r') {
+                        self.pos += 1;
+                    }
+                }
+                b'\\' if self.lenient && matches!(self.at(self.pos + 1), b'n' | b'r' | b't') => {
+                    let at = self.pos;
+                    let msg = "the characters '\\n' (an escaped line break) stand between tokens";
+                    self.warn_once(ONCE_ESCAPED_NEWLINE, at, msg.to_string());
+                    self.pos += 2;
+                }
+                _ => break,
+            }
+        }
+    }
+
+    /// The next token; in a recovering read, unrecognised words are skipped with a warning.
+    pub(super) fn next_token(&mut self) -> Result<Token<'a>, PdnError> {
+        loop {
+            self.skip_trivia();
+            let start = self.pos;
+            match self.lex_one() {
+                Ok(t) => return Ok(t),
+                Err(f) if f.recoverable && self.recover => {
+                    let word = self.word_at(start);
+                    self.warn_at(start, format!("skipped unrecognised text '{word}'"));
+                    self.skip_word(start);
+                }
+                Err(f) => return Err(f.error),
+            }
+        }
+    }
+
+    /// Moves past the word at `from` (at least one character), to whitespace or a bracket.
+    fn skip_word(&mut self, from: usize) {
+        let mut i = from + self.char_at(from).len_utf8().max(1);
+        while i < self.b.len() {
+            let c = self.b[i];
+            if c.is_ascii_whitespace() || matches!(c, b'{' | b'[' | b'(' | b')') {
+                break;
+            }
+            i += 1;
+        }
+        self.pos = i.min(self.b.len());
+    }
+
+    fn fail(&mut self, at: usize, kind: PdnErrorKind, message: String) -> LexFail {
+        LexFail {
+            error: self.error_at(at, kind, message),
+            recoverable: false,
+        }
+    }
+
+    fn bad_word(&mut self, at: usize, message: String) -> LexFail {
+        LexFail {
+            error: self.error_at(at, PdnErrorKind::InvalidToken, message),
+            recoverable: true,
+        }
+    }
+
+    fn token(&mut self, tok: Tok<'a>, start: usize, end: usize) -> Token<'a> {
+        let (line, col) = self.position(start);
+        self.pos = end;
+        Token {
+            tok,
+            start,
+            end,
+            line,
+            col,
+        }
+    }
+
+    fn lex_one(&mut self) -> Result<Token<'a>, LexFail> {
+        let start = self.pos;
+        if start >= self.b.len() {
+            return Ok(self.token(Tok::Eof, start, start));
+        }
+        let c = self.b[start];
+        match c {
+            b'{' => {
+                let Some(len) = self.b[start + 1..].iter().position(|&c| c == b'}') else {
+                    return Err(self.fail(
+                        start,
+                        PdnErrorKind::Unterminated,
+                        "comment '{' is never closed by '}'".to_string(),
+                    ));
+                };
+                let end = start + 1 + len + 1;
+                let t = self.token(Tok::Comment(&self.src[start + 1..end - 1]), start, end);
+                self.advance_over(start, end);
+                Ok(t)
+            }
+            b'}' => Err(self.fail(
+                start,
+                PdnErrorKind::UnmatchedBrace,
+                "'}' outside a comment (comments cannot be nested)".to_string(),
+            )),
+            b'(' => {
+                // `(!?)` is a strength mark, not a variation (longest match).
+                let marks = self.b[start + 1..]
+                    .iter()
+                    .take_while(|&&c| c == b'!' || c == b'?');
+                let n = marks.count();
+                if n > 0 && self.at(start + 1 + n) == b')' {
+                    let end = start + n + 2;
+                    Ok(self.token(Tok::Strength(&self.src[start..end]), start, end))
+                } else {
+                    Ok(self.token(Tok::LParen, start, start + 1))
+                }
+            }
+            b')' => Ok(self.token(Tok::RParen, start, start + 1)),
+            b'[' => Ok(self.token(Tok::LBracket, start, start + 1)),
+            b']' => Ok(self.token(Tok::RBracket, start, start + 1)),
+            b'*' => Ok(self.token(Tok::Result(GameResult::Unknown, "*"), start, start + 1)),
+            b'!' | b'?' => {
+                let n = self.b[start..]
+                    .iter()
+                    .take_while(|&&c| c == b'!' || c == b'?')
+                    .count();
+                let end = start + n;
+                Ok(self.token(Tok::Strength(&self.src[start..end]), start, end))
+            }
+            b'$' => {
+                let n = self.b[start + 1..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_digit())
+                    .count();
+                if n == 0 {
+                    return Err(self.bad_word(start, "'$' without a number".to_string()));
+                }
+                let end = start + 1 + n;
+                match self.src[start + 1..end].parse::<u16>() {
+                    Ok(nag) => Ok(self.token(Tok::Nag(nag), start, end)),
+                    Err(_) => Err(self.fail(
+                        start,
+                        PdnErrorKind::NumberOutOfRange,
+                        format!("NAG '{}' is too large", &self.src[start..end]),
+                    )),
+                }
+            }
+            b'/' => {
+                let Some(len) = self.b[start + 1..].iter().position(|&c| c == b'/') else {
+                    return Err(self.fail(
+                        start,
+                        PdnErrorKind::Unterminated,
+                        "setup '/' is never closed by '/'".to_string(),
+                    ));
+                };
+                let end = start + 1 + len + 1;
+                let t = self.token(Tok::Setup(&self.src[start + 1..end - 1]), start, end);
+                self.advance_over(start, end);
+                Ok(t)
+            }
+            b'-' => Ok(self.token(Tok::MoveSep, start, start + 1)),
+            b'x' | b':' => Ok(self.token(Tok::CaptureSep, start, start + 1)),
+            b'.' => {
+                if self.at(start + 1) == b'.' && self.at(start + 2) == b'.' {
+                    Ok(self.token(Tok::Ellipsis, start, start + 3))
+                } else {
+                    Err(self.bad_word(start, "stray '.'".to_string()))
+                }
+            }
+            b'0'..=b'9' => self.lex_number(start),
+            b'a'..=b'h' => self.lex_alpha(start, b'a'),
+            b'A'..=b'H' if self.lenient => self.lex_alpha(start, b'A'),
+            b';' if self.lenient => {
+                let len = self.b[start..]
+                    .iter()
+                    .position(|&c| c == b'\n' || c == b'\r');
+                let end = start + len.unwrap_or(self.b.len() - start);
+                self.warn_at(start, "';' comment (PGN, not PDN 3.0)".to_string());
+                Ok(self.token(Tok::Comment(&self.src[start + 1..end]), start, end))
+            }
+            b'"' => Err(self.bad_word(start, "a quoted string outside a tag".to_string())),
+            _ => {
+                let ch = self.char_at(start);
+                Err(self.bad_word(start, format!("unexpected character '{ch}'")))
+            }
+        }
+    }
+
+    /// A result, a move number or a numeric square.
+    fn lex_number(&mut self, start: usize) -> Result<Token<'a>, LexFail> {
+        let rest = &self.b[start..];
+        // Every result starts with 0, 1 or 2 and a separator; most numbers are not results.
+        let maybe_result = matches!(rest, [b'0'..=b'2', b'-' | b'/' | b':', ..]);
+        for (text, colon) in RESULTS.iter().copied().filter(|_| maybe_result) {
+            if !rest.starts_with(text.as_bytes()) {
+                continue;
+            }
+            let after = self.at(start + text.len());
+            // `1-1` before a digit is the start of a move such as `1-10`; the same for `1:1`.
+            if (text == "1-1" || text == "1:1") && after.is_ascii_digit() {
+                continue;
+            }
+            if colon && !self.lenient {
+                if text == "1:1" {
+                    continue; // a capture from 1 to 1, as far as the grammar goes
+                }
+                return Err(self.fail(
+                    start,
+                    PdnErrorKind::InvalidToken,
+                    format!("'{text}' is not a PDN 3.0 result (results are written with '-')"),
+                ));
+            }
+            if colon {
+                self.warn_at(start, format!("Russian-style result '{text}'"));
+            }
+            let end = start + text.len();
+            let result = GameResult::from_token(text).unwrap_or(GameResult::Unknown);
+            return Ok(self.token(Tok::Result(result, &self.src[start..end]), start, end));
+        }
+        let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+        let end = start + digits;
+        let text = &self.src[start..end];
+        if self.at(end) == b'.' {
+            let black = self.at(end + 1) == b'.' && self.at(end + 2) == b'.';
+            let token_end = if black { end + 3 } else { end + 1 };
+            let Ok(number) = text.parse::<u32>() else {
+                return Err(self.fail(
+                    start,
+                    PdnErrorKind::NumberOutOfRange,
+                    format!("move number '{text}' is too large"),
+                ));
+            };
+            return Ok(self.token(Tok::MoveNumber { number, black }, start, token_end));
+        }
+        // Squares are [1-9][0-9]? or 0[1-9] (a leading zero is allowed when reading).
+        let valid = match digits {
+            1 => text != "0",
+            2 => text != "00",
+            _ => false,
+        };
+        if !valid {
+            return Err(self.bad_word(
+                start,
+                format!("'{text}' is neither a square nor a move number"),
+            ));
+        }
+        if is_word_char(self.at(end)) && self.at(end) != b'x' {
+            let word = self.word_at(start);
+            return Err(self.bad_word(start, format!("'{word}' is not a PDN token")));
+        }
+        let n: u8 = text.parse().unwrap_or(0);
+        Ok(self.token(Tok::Square(SquareToken::Num(n)), start, end))
+    }
+
+    /// An alphanumeric square or move; `base` is `b'a'`, or `b'A'` for a lenient uppercase one.
+    fn lex_alpha(&mut self, start: usize, base: u8) -> Result<Token<'a>, LexFail> {
+        let file_of = |c: u8| (c >= base && c < base + 8).then(|| c - base);
+        let rank_of = |c: u8| (b'1'..=b'8').contains(&c).then(|| c - b'0');
+        let file = self.b[start] - base;
+        let (tok, end) = match (rank_of(self.at(start + 1)), file_of(self.at(start + 1))) {
+            (Some(rank), _) => {
+                let from = SquareToken::Alg { file, rank };
+                match (file_of(self.at(start + 2)), rank_of(self.at(start + 3))) {
+                    (Some(f2), Some(r2)) => (
+                        Tok::AlphaMove(from, SquareToken::Alg { file: f2, rank: r2 }),
+                        start + 4,
+                    ),
+                    _ => (Tok::Square(from), start + 2),
+                }
+            }
+            (None, Some(to_file)) if self.lenient => match rank_of(self.at(start + 2)) {
+                Some(rank) => {
+                    self.warn_once(
+                        ONCE_COMPACT,
+                        start,
+                        "Russian compact notation ('ed4': file of the piece, destination)"
+                            .to_string(),
+                    );
+                    let to = SquareToken::Alg {
+                        file: to_file,
+                        rank,
+                    };
+                    (Tok::Compact { file, to }, start + 3)
+                }
+                None => return Err(self.not_a_token(start)),
+            },
+            _ => return Err(self.not_a_token(start)),
+        };
+        if is_word_char(self.at(end)) && self.at(end) != b'x' {
+            return Err(self.not_a_token(start));
+        }
+        if base == b'A' {
+            self.warn_once(ONCE_UPPERCASE, start, "uppercase square names".to_string());
+        }
+        Ok(self.token(tok, start, end))
+    }
+
+    fn not_a_token(&mut self, start: usize) -> LexFail {
+        let word = self.word_at(start);
+        self.bad_word(start, format!("'{word}' is not a PDN token"))
+    }
+
+    /// After a `[`: `Name "value"]`. Returns the name and the unescaped value.
+    pub(super) fn read_tag(&mut self) -> Result<(&'a str, String), PdnError> {
+        self.skip_trivia();
+        let name_start = self.pos;
+        let first = self.at(name_start);
+        let first_ok = first.is_ascii_uppercase()
+            || (self.lenient && (first.is_ascii_lowercase() || first == b'_'));
+        if !first_ok {
+            let (kind, msg) = (
+                PdnErrorKind::InvalidTag,
+                "a tag name (an uppercase letter, then letters, digits, '_') must follow '['",
+            );
+            return Err(self.error_at(name_start, kind, msg.to_string()));
+        }
+        let len = self.b[name_start..]
+            .iter()
+            .take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_')
+            .count();
+        let name = &self.src[name_start..name_start + len];
+        if !first.is_ascii_uppercase() {
+            self.warn_at(
+                name_start,
+                format!("tag name '{name}' does not start uppercase"),
+            );
+        }
+        self.pos = name_start + len;
+        self.skip_trivia();
+        let value_start = self.pos;
+        let value = if self.at(value_start) == b'"' {
+            match self.read_quoted_value(value_start)? {
+                Some(value) => value,
+                None => return Ok((name, self.unclosed_quote_value(name, value_start)?)),
+            }
+        } else if self.lenient && self.at(value_start) != b']' {
+            // `[Round 17]`, `[Game # 612]`: the value runs to the `]` on the same line.
+            let len = self.b[value_start..]
+                .iter()
+                .position(|&c| matches!(c, b']' | b'\n' | b'\r' | b'['));
+            match len {
+                Some(len) if self.at(value_start + len) == b']' => {
+                    let value = self.src[value_start..value_start + len].trim_end();
+                    self.warn_at(value_start, format!("tag value '{value}' without quotes"));
+                    self.pos = value_start + len;
+                    value.to_string()
+                }
+                _ => {
+                    let msg = format!("tag '{name}' is not closed by ']' on its line");
+                    return Err(self.error_at(value_start, PdnErrorKind::InvalidTag, msg));
+                }
+            }
+        } else {
+            let msg = format!("tag '{name}' needs a value in double quotes");
+            return Err(self.error_at(value_start, PdnErrorKind::InvalidTag, msg));
+        };
+        self.skip_trivia();
+        if self.at(self.pos) != b']' {
+            let at = self.pos;
+            let msg = format!("tag '{name}' is not closed by ']'");
+            return Err(self.error_at(at, PdnErrorKind::InvalidTag, msg));
+        }
+        self.pos += 1;
+        Ok((name, value))
+    }
+
+    /// The quoted value of a tag and the `]` after it. Returns `None` when, in a lenient read, the
+    /// value looks like one whose closing quote is missing (the caller then reads it again).
+    fn read_quoted_value(&mut self, start: usize) -> Result<Option<String>, PdnError> {
+        let saved = self.save();
+        let value = match self.read_string(start) {
+            Ok(value) => value,
+            Err(_) if self.lenient => {
+                self.restore(saved);
+                return Ok(None);
+            }
+            Err(e) => return Err(e),
+        };
+        let save_after = self.save();
+        self.skip_trivia();
+        let closed = self.at(self.pos) == b']';
+        self.restore(save_after);
+        if !closed && self.lenient && self.line_of_closes(start) {
+            self.restore(saved);
+            return Ok(None);
+        }
+        Ok(Some(value))
+    }
+
+    /// Whether the line of byte `start` ends with `]` (ignoring trailing whitespace).
+    fn line_of_closes(&self, start: usize) -> bool {
+        let rest = &self.src[start..];
+        let line = &rest[..rest.find(['\n', '\r']).unwrap_or(rest.len())];
+        line.trim_end().ends_with(']')
+    }
+
+    /// Lenient `[Round "11.1]`: the value runs from the quote to the last `]` on the line; moves
+    /// past that `]`.
+    fn unclosed_quote_value(&mut self, name: &str, start: usize) -> Result<String, PdnError> {
+        let rest = &self.src[start + 1..];
+        let line = &rest[..rest.find(['\n', '\r']).unwrap_or(rest.len())];
+        let Some(close) = line.rfind(']') else {
+            let msg = format!("the value of tag '{name}' is never closed by '\"'");
+            return Err(self.error_at(start, PdnErrorKind::Unterminated, msg));
+        };
+        let value = line[..close].trim_end_matches('"').to_string();
+        self.warn_at(
+            start,
+            format!("the value of tag '{name}' lacks its closing quote"),
+        );
+        self.pos = start + 1 + close + 1;
+        Ok(value)
+    }
+
+    fn save(&self) -> (usize, usize, usize, usize, usize) {
+        (self.pos, self.line, self.line_start, self.col_pos, self.col)
+    }
+
+    fn restore(&mut self, s: (usize, usize, usize, usize, usize)) {
+        (self.pos, self.line, self.line_start, self.col_pos, self.col) = s;
+    }
+
+    /// A `"` string at `start`: `\"` stands for `"` and `\\` for `\`; any other backslash is kept
+    /// (file paths such as `C:\games` are common in tag values).
+    fn read_string(&mut self, start: usize) -> Result<String, PdnError> {
+        let mut value = String::new();
+        let mut i = start + 1;
+        let mut chunk = i;
+        loop {
+            match self.b.get(i) {
+                None => {
+                    let msg = "string '\"' is never closed".to_string();
+                    return Err(self.error_at(start, PdnErrorKind::Unterminated, msg));
+                }
+                Some(b'"') => break,
+                Some(b'\\') if matches!(self.at(i + 1), b'"' | b'\\') => {
+                    value.push_str(&self.src[chunk..i]);
+                    value.push(char::from(self.b[i + 1]));
+                    i += 2;
+                    chunk = i;
+                }
+                Some(_) => i += 1,
+            }
+        }
+        value.push_str(&self.src[chunk..i]);
+        self.advance_over(start, i + 1);
+        Ok(value)
+    }
+
+    /// Puts the lexer right after byte `to` has been skipped, counting lines on the way.
+    pub(super) fn jump_to(&mut self, to: usize) {
+        let from = self.pos;
+        self.advance_over(from, to);
+    }
+}

@@ -15,6 +15,9 @@ mod lexer;
 pub mod reader;
 pub mod writer;
 
+#[cfg(test)]
+mod reading_tests;
+
 use std::fmt;
 
 pub use collector::{read_games, GameRecord, MoveNumber, RecordCollector, RecordedMove};

@@ -34,6 +34,9 @@ pub struct RecordedMove {
 /// One game, mainline only: variations are read and checked but not kept.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GameRecord {
+    /// The game's place in the text, 1 for the first (defective games skipped by a read that
+    /// skips them count too, so the number is the one a reader of the file would give).
+    pub number: usize,
     pub tags: Vec<(String, String)>,
     pub start_line: usize,
     /// Comments before the first mainline move.
@@ -71,6 +74,23 @@ pub struct RecordCollector {
     /// Warnings reported before the game they belong to began.
     early_warnings: Vec<PdnError>,
     in_game: bool,
+    /// Games met so far, defective ones included.
+    games_met: usize,
+    /// The games a read skipping defective games left out, in the order met.
+    pub defects: Vec<Defect>,
+}
+
+/// A game that a read skipping defective games left out: where and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("game {game}, {error}; skipped to line {resumed_at_line}")]
+pub struct Defect {
+    /// The game's place in the text, 1 for the first.
+    pub game: usize,
+    /// The error: its line, column, kind and message.
+    pub error: PdnError,
+    /// Where reading went on: the next game's tags, or the line of the result that ended the
+    /// defective game.
+    pub resumed_at_line: usize,
 }
 
 impl RecordCollector {
@@ -82,7 +102,9 @@ impl RecordCollector {
 
 impl Visitor for RecordCollector {
     fn begin_game(&mut self, line: usize) {
+        self.games_met += 1;
         self.current = GameRecord {
+            number: self.games_met,
             start_line: line,
             warnings: std::mem::take(&mut self.early_warnings),
             ..GameRecord::default()
@@ -176,6 +198,50 @@ impl Visitor for RecordCollector {
         } else {
             self.early_warnings.push(warning.clone());
         }
+    }
+    fn defective_game(&mut self, error: &PdnError, resumed_at_line: usize) {
+        if !self.in_game {
+            // The error came before the game's first token could be read.
+            self.games_met += 1;
+        }
+        self.current = GameRecord::default();
+        self.early_warnings.clear();
+        self.in_game = false;
+        self.defects.push(Defect {
+            game: self.games_met,
+            error: error.clone(),
+            resumed_at_line,
+        });
+    }
+}
+
+/// What a read that skips defective games found in a text: every game that reads, and where
+/// and why each other game was left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ArchiveRead {
+    /// The games that read, each with its [`GameRecord::number`] in the text; repaired defects
+    /// are among their warnings (kind [`super::PdnErrorKind::Repaired`]).
+    pub games: Vec<GameRecord>,
+    pub defects: Vec<Defect>,
+}
+
+impl ArchiveRead {
+    /// Games in the text, defective ones included.
+    pub fn games_in_text(&self) -> usize {
+        self.games.len() + self.defects.len()
+    }
+}
+
+/// Reads every game of `text` that reads, skipping each defective game to the next (see
+/// [`Reader::skipping_defective_games`]): one bad game in an archive costs that game only.
+pub fn read_archive(text: &str, mode: ReadMode) -> ArchiveRead {
+    let mut collector = RecordCollector::new();
+    let mut reader = Reader::with_mode(text, mode).skipping_defective_games();
+    // Cannot fail: errors become defects.
+    while let Ok(Some(())) = reader.read_game(&mut collector) {}
+    ArchiveRead {
+        games: collector.games,
+        defects: collector.defects,
     }
 }
 

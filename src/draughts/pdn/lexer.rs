@@ -73,7 +73,7 @@ pub(super) struct Lexer<'a> {
     pub(super) src: &'a str,
     b: &'a [u8],
     pos: usize,
-    line: usize,
+    pub(super) line: usize,
     /// Byte offset where the current line starts.
     line_start: usize,
     /// Column cache on the current line: byte `col_pos` is at character column `col`.
@@ -84,10 +84,74 @@ pub(super) struct Lexer<'a> {
     pub(super) recover: bool,
     pub(super) warnings: Vec<PdnError>,
     pub(super) once: u32,
+    /// A read that skips defective games instead of stopping at the first error: a comment may
+    /// not run over the tags of a following game (its `}` was lost), and a lenient read also
+    /// repairs the common defects whose meaning is clear (see [`Lexer::placeholder_moves_end`]
+    /// and the glued comment in `lex_number`).
+    pub(super) recovering_games: bool,
+    /// A token already read, to be returned next (the comment glued to a last move).
+    queued: Option<Token<'a>>,
 }
 
 fn is_word_char(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80
+}
+
+/// A character that can stand inside a move or a result, so that a result cannot start right
+/// after it (`10-15` holds `0-1`, which is no result).
+fn is_move_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'-' | b'x' | b':' | b'/' | b'.')
+}
+
+/// The length of the result token (`1-0`, `1/2-1/2`, `0:1`, ...) at byte `i`, if one stands
+/// there and does not run on into a longer word (`1-10` is a move).
+fn result_len(b: &[u8], i: usize) -> Option<usize> {
+    RESULTS.iter().find_map(|(text, _)| {
+        let end = i + text.len();
+        let after = b.get(end).copied().unwrap_or(b' ');
+        (b[i..].starts_with(text.as_bytes()) && !after.is_ascii_alphanumeric())
+            .then_some(text.len())
+    })
+}
+
+/// Whether the movetext may end at byte `i`: only whitespace, then a result, `*`, a tag or
+/// the end of the text.
+fn ends_movetext(b: &[u8], i: usize) -> bool {
+    let Some(next) = b[i.min(b.len())..]
+        .iter()
+        .position(|c| !c.is_ascii_whitespace())
+    else {
+        return true;
+    };
+    let j = i + next;
+    matches!(b[j], b'[' | b'*') || result_len(b, j).is_some()
+}
+
+/// Line breaks in `b`, counted as the lexer counts them (`\n`, `\r\n` or a lone `\r`).
+fn count_line_breaks(b: &[u8]) -> usize {
+    b.iter()
+        .enumerate()
+        .filter(|&(i, &c)| c == b'\n' || (c == b'\r' && b.get(i + 1) != Some(&b'\n')))
+        .count()
+}
+
+/// The offset of a `[Name` that begins a line within `from..to`: the tags of a game.
+fn tag_line_within(b: &[u8], from: usize, to: usize) -> Option<usize> {
+    let to = to.min(b.len());
+    let mut i = from;
+    while i < to {
+        if b[i] == b'\n' || b[i] == b'\r' {
+            let mut j = i + 1;
+            while j < to && (b[j] == b' ' || b[j] == b'\t') {
+                j += 1;
+            }
+            if j + 1 < to && b[j] == b'[' && b[j + 1].is_ascii_alphabetic() {
+                return Some(j);
+            }
+        }
+        i += 1;
+    }
+    None
 }
 
 impl<'a> Lexer<'a> {
@@ -106,6 +170,8 @@ impl<'a> Lexer<'a> {
             recover,
             warnings: Vec::new(),
             once: 0,
+            recovering_games: false,
+            queued: None,
         }
     }
 
@@ -226,6 +292,9 @@ impl<'a> Lexer<'a> {
 
     /// The next token; in a recovering read, unrecognised words are skipped with a warning.
     pub(super) fn next_token(&mut self) -> Result<Token<'a>, PdnError> {
+        if let Some(t) = self.queued.take() {
+            return Ok(t);
+        }
         loop {
             self.skip_trivia();
             let start = self.pos;
@@ -296,6 +365,15 @@ impl<'a> Lexer<'a> {
                     ));
                 };
                 let end = start + 1 + len + 1;
+                if self.recovering_games {
+                    if let Some(tag) = tag_line_within(self.b, start + 1, end - 1) {
+                        let line = self.line + count_line_breaks(&self.b[start..tag]);
+                        let msg = format!(
+                            "comment '{{' is not closed before the tags at line {line} (its '}}' is missing)"
+                        );
+                        return Err(self.fail(start, PdnErrorKind::Unterminated, msg));
+                    }
+                }
                 let t = self.token(Tok::Comment(&self.src[start + 1..end - 1]), start, end);
                 self.advance_over(start, end);
                 Ok(t)
@@ -447,11 +525,14 @@ impl<'a> Lexer<'a> {
                 format!("'{text}' is neither a square nor a move number"),
             ));
         }
+        let n: u8 = text.parse().unwrap_or(0);
         if is_word_char(self.at(end)) && self.at(end) != b'x' {
+            if let Some(square) = self.square_with_glued_comment(start, end, n) {
+                return Ok(square);
+            }
             let word = self.word_at(start);
             return Err(self.bad_word(start, format!("'{word}' is not a PDN token")));
         }
-        let n: u8 = text.parse().unwrap_or(0);
         Ok(self.token(Tok::Square(SquareToken::Num(n)), start, end))
     }
 
@@ -496,6 +577,205 @@ impl<'a> Lexer<'a> {
             self.warn_once(ONCE_UPPERCASE, start, "uppercase square names".to_string());
         }
         Ok(self.token(tok, start, end))
+    }
+
+    /// A recovering lenient read of `8-11Redoversteppedthetimecontrolonthismove.`: a comment
+    /// written without braces, glued to the last square of the last move. Taken as the square
+    /// `n` (bytes `start..end`) and a comment running to the end of the line (or to a result on
+    /// it), when only a result, the next game's tags or the end of the text follow. The comment
+    /// is queued as the next token.
+    fn square_with_glued_comment(&mut self, start: usize, end: usize, n: u8) -> Option<Token<'a>> {
+        let ends_a_move = start > 0 && matches!(self.b[start - 1], b'-' | b'x' | b':');
+        if !(self.recovering_games
+            && self.lenient
+            && ends_a_move
+            && self.at(end).is_ascii_alphabetic())
+        {
+            return None;
+        }
+        let line_end = self.b[end..]
+            .iter()
+            .position(|&c| c == b'\n' || c == b'\r')
+            .map_or(self.b.len(), |i| end + i);
+        // A result on the same line ends the comment (`...move. 0-1`).
+        let stop = (end + 1..line_end)
+            .find(|&i| {
+                self.b[i - 1].is_ascii_whitespace()
+                    && (self.b[i] == b'*' || result_len(self.b, i).is_some())
+            })
+            .unwrap_or(line_end);
+        let text = self.src[end..stop].trim_end();
+        // Braces or more moves in the text: not a plain comment, the meaning is unclear.
+        let holds_a_move = text.as_bytes().windows(3).any(|w| {
+            w[0].is_ascii_digit() && matches!(w[1], b'-' | b'x' | b':') && w[2].is_ascii_digit()
+        });
+        if holds_a_move || text.contains(['{', '}']) || !ends_movetext(self.b, end + text.len()) {
+            return None;
+        }
+        let square = self.token(Tok::Square(SquareToken::Num(n)), start, end);
+        let shown: String = text.chars().take(40).collect();
+        let msg = format!("a comment without braces after the last move: '{shown}'");
+        self.repair_at(end, msg);
+        let comment = self.token(Tok::Comment(text), end, end + text.len());
+        self.queued = Some(comment);
+        Some(square)
+    }
+
+    /// Records a defect that a recovering read repaired (kind [`PdnErrorKind::Repaired`]).
+    fn repair_at(&mut self, at: usize, message: String) {
+        let e = self.error_at(at, PdnErrorKind::Repaired, message);
+        self.warnings.push(e);
+    }
+
+    /// A recovering lenient read of a game whose moves are unknown and written as placeholders,
+    /// `1. - - 2. - - ... 25. - -` (the standard's only unknown move is `...`). From the move
+    /// number at `from`: the end of the run of placeholders, if a result, the next game's tags
+    /// or the end of the text follows it (so that the meaning is clear). Also records the repair.
+    pub(super) fn placeholder_moves_end(&mut self, from: usize) -> Option<usize> {
+        if !(self.recovering_games && self.lenient) {
+            return None;
+        }
+        let b = self.b;
+        let skip_ws = |mut i: usize| {
+            while i < b.len() && b[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            i
+        };
+        let (mut i, mut end, mut count) = (from, from, 0);
+        loop {
+            i = skip_ws(i);
+            let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+            if digits == 0 || b.get(i + digits) != Some(&b'.') {
+                break;
+            }
+            i += digits + 1;
+            while b.get(i) == Some(&b'.') {
+                i += 1;
+            }
+            i = skip_ws(i);
+            if b.get(i) != Some(&b'-') {
+                break;
+            }
+            i = skip_ws(i + 1);
+            if b.get(i) == Some(&b'-') {
+                i += 1;
+            }
+            end = i;
+            count += 1;
+        }
+        if count == 0 || !ends_movetext(b, end) {
+            return None;
+        }
+        let written = self.src[from..end]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let shown: String = written.chars().take(24).collect();
+        let more = if written.len() > shown.len() {
+            " ..."
+        } else {
+            ""
+        };
+        let msg = format!(
+            "moves written as placeholders ('{shown}{more}', {count} moves): moves unknown, the game is read without moves"
+        );
+        self.repair_at(from, msg);
+        Some(end)
+    }
+
+    /// Where a read that skips defective games goes on after an error at or after byte `from`:
+    /// right after the next result token (or `*`), or at the next `[` that begins a line (the
+    /// tags of the next game), whichever comes first; the end of the text if neither.
+    pub(super) fn resume_point(&self, from: usize) -> usize {
+        let b = self.b;
+        let mut i = from.min(b.len());
+        let mut line_start = b[..i]
+            .iter()
+            .rev()
+            .take_while(|&&c| c != b'\n' && c != b'\r')
+            .all(|&c| c == b' ' || c == b'\t');
+        while i < b.len() {
+            let c = b[i];
+            match c {
+                b'\n' | b'\r' => {
+                    line_start = true;
+                    i += 1;
+                    continue;
+                }
+                b' ' | b'\t' => {
+                    i += 1;
+                    continue;
+                }
+                b'[' if line_start => return i,
+                b'*' => return i + 1,
+                b'{' => {
+                    // A closed comment is skipped whole (it may hold `1-0` or `[`), unless the
+                    // tags of a game come first: then this `{` lost its `}`.
+                    let close = b[i..].iter().position(|&c| c == b'}').map(|n| i + n);
+                    if let Some(close) = close {
+                        if tag_line_within(b, i + 1, close).is_none() {
+                            i = close;
+                        }
+                    }
+                }
+                b'"' => {
+                    // A string (a tag value) is skipped to its closing quote on the same line.
+                    let rest = &b[i + 1..];
+                    let eol = rest.iter().position(|&c| c == b'\n' || c == b'\r');
+                    let quote = rest.iter().position(|&c| c == b'"');
+                    if let (Some(q), e) = (quote, eol) {
+                        if e.map_or(true, |e| q < e) {
+                            i += 1 + q;
+                        }
+                    }
+                }
+                b'%' if line_start => {
+                    while i < b.len() && b[i] != b'\n' && b[i] != b'\r' {
+                        i += 1;
+                    }
+                    continue;
+                }
+                b'0'..=b'2' if i == 0 || !is_move_char(b[i - 1]) => {
+                    if let Some(len) = result_len(b, i) {
+                        return i + len;
+                    }
+                }
+                _ => {}
+            }
+            line_start = false;
+            i += 1;
+        }
+        b.len()
+    }
+
+    /// Moves the lexer to byte `to` (forward or back), keeping line and column counts right and
+    /// dropping anything queued or pending.
+    pub(super) fn pos(&self) -> usize {
+        self.pos
+    }
+
+    pub(super) fn seek(&mut self, to: usize) {
+        let to = to.min(self.b.len());
+        self.queued = None;
+        if to >= self.pos {
+            self.advance_over(self.pos, to);
+            return;
+        }
+        self.line -= count_line_breaks(&self.b[to..self.pos]);
+        let bom = if self.src.starts_with('\u{feff}') {
+            3
+        } else {
+            0
+        };
+        self.line_start = self.b[..to]
+            .iter()
+            .rposition(|&c| c == b'\n' || c == b'\r')
+            .map_or(0, |i| i + 1)
+            .max(bom);
+        self.col_pos = self.line_start;
+        self.col = 1;
+        self.pos = to;
     }
 
     fn not_a_token(&mut self, start: usize) -> LexFail {

@@ -20,7 +20,10 @@ mod reading_tests;
 
 use std::fmt;
 
-pub use collector::{read_games, GameRecord, MoveNumber, RecordCollector, RecordedMove};
+pub use collector::{
+    read_archive, read_games, ArchiveRead, Defect, GameRecord, MoveNumber, RecordCollector,
+    RecordedMove,
+};
 pub use reader::{NullVisitor, ReadMode, Reader, Visitor};
 pub use writer::{
     clock_comment, clock_comment_tenths, parse_clock, write_game, write_record, written_moves,
@@ -56,6 +59,10 @@ pub enum PdnErrorKind {
     NumberOutOfRange,
     /// Something a lenient read accepted; only ever seen through [`Visitor::warning`].
     Deviation,
+    /// A defect that a read skipping defective games repaired because its meaning is clear
+    /// (moves written as `- -` placeholders, a comment without braces after the last move);
+    /// only ever seen through [`Visitor::warning`].
+    Repaired,
 }
 
 /// A syntax error (or, through [`Visitor::warning`], a tolerated deviation), with the 1-based line

@@ -46,7 +46,6 @@
 //! before a result), unknown moves written `- -`, nested comments, unbalanced or empty
 //! variations, moves without a second square, unterminated comments, strings and setups.
 
-
 use super::lexer::{Lexer, Tok, Token, ONCE_COMMENT_AFTER_NUMBER};
 use super::{GameResult, MoveToken, PdnError, PdnErrorKind};
 
@@ -67,6 +66,10 @@ pub enum ReadMode {
 /// written before the first tag may come first, as `comment`), then `begin_movetext` (always,
 /// also for a game without moves), then the movetext events, then `result` if the game ends
 /// with a result or `*` (a game at the end of the input may have none), then `end_game`.
+///
+/// In a read that skips defective games ([`Reader::skipping_defective_games`]), a game in which
+/// an error is found ends with `defective_game` instead of `end_game` (also, for an error before
+/// the game's first token could be read, without a `begin_game` before it).
 #[allow(unused_variables)]
 pub trait Visitor {
     /// A game starts; `line` is where its first token stands.
@@ -101,14 +104,18 @@ pub trait Visitor {
     fn result(&mut self, result: GameResult, text: &str) {}
     /// The game is over (after its result, if it has one).
     fn end_game(&mut self) {}
-    /// A deviation a lenient read accepted (kind [`PdnErrorKind::Deviation`]).
+    /// A deviation a lenient read accepted (kind [`PdnErrorKind::Deviation`]), or a defect a
+    /// read skipping defective games repaired (kind [`PdnErrorKind::Repaired`]).
     fn warning(&mut self, warning: &PdnError) {}
+    /// A read skipping defective games abandons the current game at `error`; reading goes on at
+    /// line `resumed_at_line` (the next game's tags, or right after the result that ended the
+    /// defective game). What the visitor was told of the game so far is to be dropped.
+    fn defective_game(&mut self, error: &PdnError, resumed_at_line: usize) {}
 }
 
 /// A visitor that ignores everything; used to check that text reads, without keeping it.
 pub struct NullVisitor;
 impl Visitor for NullVisitor {}
-
 
 /// How a game's movetext ended.
 enum Ending<'a> {
@@ -133,6 +140,10 @@ pub struct Reader<'a> {
     /// Lenient: parentheses before this byte offset are known to be real variations.
     validated_until: usize,
     finished: bool,
+    /// After an error, skip to the next game instead of stopping.
+    skip_defective: bool,
+    /// Byte offset where the game being read starts (where a skip must get past).
+    game_start: usize,
     /// Lenient: a tag that repeated a name of the header it was in, so it opens the next game.
     carried_tag: Option<(&'a str, String, Token<'a>)>,
     /// Reused for every move, so that reading allocates nothing per move.
@@ -160,6 +171,8 @@ impl<'a> Reader<'a> {
             trial: false,
             validated_until: 0,
             finished: false,
+            skip_defective: false,
+            game_start: 0,
             carried_tag: None,
             move_buf: MoveToken {
                 squares: Vec::with_capacity(4),
@@ -170,20 +183,57 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A reader that, instead of stopping at the first error, reports a game with an error to
+    /// [`Visitor::defective_game`] and goes on with the next game (at the next `[` that begins a
+    /// line, or right after the next result token), so that one defective game does not cost
+    /// the others. A lenient reader then also repairs the common defects whose meaning is clear,
+    /// reporting each as a warning of kind [`PdnErrorKind::Repaired`]: moves written as
+    /// placeholders (`1. - - 2. - -`, moves unknown: a game without moves) and a comment without
+    /// braces glued to the last move (`8-11Redoverstepped...`). It also takes a comment that
+    /// runs over the tags of a following game for what it is, a comment that lost its `}`.
+    pub fn skipping_defective_games(mut self) -> Self {
+        self.skip_defective = true;
+        self.lex.recovering_games = true;
+        self
+    }
+
     /// Reads the next game, calling `visitor` for each of its elements. `Ok(None)` at the end of
-    /// the input. After an error the reader stops: later calls return `Ok(None)`.
+    /// the input. After an error the reader stops: later calls return `Ok(None)` (unless it
+    /// skips defective games: then the error goes to [`Visitor::defective_game`], the call
+    /// returns `Ok(Some(()))` and the next call reads the next game).
     pub fn read_game<V: Visitor>(&mut self, visitor: &mut V) -> Result<Option<()>, PdnError> {
         if self.finished {
             return Ok(None);
         }
         let result = self.game(visitor);
-        if !matches!(result, Ok(Some(()))) {
-            self.finished = true;
+        match result {
+            Err(error) if self.skip_defective => {
+                self.skip_to_next_game();
+                visitor.defective_game(&error, self.lex.line);
+                Ok(Some(()))
+            }
+            Ok(Some(())) => Ok(Some(())),
+            _ => {
+                self.finished = true;
+                result
+            }
         }
-        result
     }
 
-    /// Reads all remaining games; returns how many there were.
+    /// After an error in the game that started at `game_start`: moves to where the next game
+    /// starts, always past `game_start` so that reading advances.
+    fn skip_to_next_game(&mut self) {
+        let from = self.peeked.map_or(self.lex.pos(), |t| t.start);
+        let from = from.min(self.lex.pos()).max(self.game_start + 1);
+        let to = self.lex.resume_point(from);
+        self.peeked = None;
+        self.carried_tag = None;
+        self.lex.warnings.clear();
+        self.lex.seek(to);
+    }
+
+    /// Reads all remaining games; returns how many there were (in a read that skips defective
+    /// games, counting the defective ones).
     pub fn read_all<V: Visitor>(&mut self, visitor: &mut V) -> Result<usize, PdnError> {
         let mut games = 0;
         while self.read_game(visitor)?.is_some() {
@@ -232,6 +282,11 @@ impl<'a> Reader<'a> {
 
     fn game<V: Visitor>(&mut self, v: &mut V) -> Result<Option<()>, PdnError> {
         self.lex.once = 0;
+        self.game_start = match (&self.carried_tag, self.peeked) {
+            (Some((_, _, open)), _) => open.start,
+            (None, Some(t)) => t.start,
+            (None, None) => self.lex.pos(),
+        };
         if let Some((name, value, at)) = self.carried_tag.take() {
             v.begin_game(at.line);
             v.tag(name, &value);
@@ -339,11 +394,17 @@ impl<'a> Reader<'a> {
         let mut open: Vec<(usize, Token<'a>)> = Vec::new();
         let mut items = 0usize;
         let mut last_item = None;
+        let mut mainline_moves = 0usize;
         loop {
             let t = self.peek(v)?;
             match t.tok {
                 Tok::MoveNumber { number, black } => {
                     self.bump();
+                    if mainline_moves == 0 && open.is_empty() && self.placeholder_moves(v, &t)? {
+                        // `1. - - 2. - -` repaired: moves unknown; the result comes next.
+                        items += 1;
+                        continue;
+                    }
                     v.move_number(number, black);
                     if !self.after_move_number(v, &t, open.is_empty())? {
                         // Lenient `1. 1-0`: an empty game; the result comes next.
@@ -352,10 +413,12 @@ impl<'a> Reader<'a> {
                     let span = self.game_move(v)?;
                     last_item = Some((t.start, span.1));
                     items += 1;
+                    mainline_moves += usize::from(open.is_empty());
                 }
                 Tok::Square(_) | Tok::AlphaMove(..) | Tok::Compact { .. } | Tok::Ellipsis => {
                     last_item = Some(self.game_move(v)?);
                     items += 1;
+                    mainline_moves += usize::from(open.is_empty());
                 }
                 Tok::Strength(mark) => {
                     let msg = format!("move strength '{mark}' without a move before it");
@@ -444,6 +507,25 @@ impl<'a> Reader<'a> {
                 }
             }
         }
+    }
+
+    /// Whether the move number `number` starts a run of `- -` placeholders that a recovering
+    /// lenient read repairs (see [`Lexer::placeholder_moves_end`]); if so, moves past the run.
+    fn placeholder_moves<V: Visitor>(
+        &mut self,
+        v: &mut V,
+        number: &Token<'a>,
+    ) -> Result<bool, PdnError> {
+        if self.peek(v)?.tok != Tok::MoveSep {
+            return Ok(false);
+        }
+        let Some(end) = self.lex.placeholder_moves_end(number.start) else {
+            return Ok(false);
+        };
+        self.bump();
+        self.lex.seek(end);
+        self.flush_warnings(v);
+        Ok(true)
     }
 
     /// After a move number: checks that a move follows. Returns false when (leniently) the number

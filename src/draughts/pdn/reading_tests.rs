@@ -115,8 +115,7 @@ fn reads_a_simple_game_into_a_record() {
 
 #[test]
 fn visitor_sees_events_in_order() {
-    let text =
-        "[White \"A\"]\n1. 32-28! $1 {good} (1. 33-29 {also}) 19-23 /FEN \"W:W31:B1\"/ 2-0";
+    let text = "[White \"A\"]\n1. 32-28! $1 {good} (1. 33-29 {also}) 19-23 /FEN \"W:W31:B1\"/ 2-0";
     let expected = [
         "begin@1",
         "tag White=A",
@@ -578,11 +577,34 @@ fn read_both(text: &str) {
         let mut c = RecordCollector::new();
         let _ = Reader::with_mode(text, mode).read_all(&mut c);
         let _ = Reader::with_mode(text, mode).read_all(&mut Log::default());
+        check_archive_read(text, mode);
     }
 }
 
-const SAMPLE: &str =
-    "\u{feff}% header line\r\n{ Ünïcode comment }\n[Event \"E \\\"q\\\" \\\\\"]\n\
+/// A read skipping defective games returns, and accounts for every game: the numbers of the
+/// games read and of the defects are 1, 2, 3... without gap or repeat, and every defect names a
+/// position in the text.
+fn check_archive_read(text: &str, mode: ReadMode) {
+    let read = read_archive(text, mode);
+    let mut numbers: Vec<usize> = read.games.iter().map(|g| g.number).collect();
+    numbers.extend(read.defects.iter().map(|d| d.game));
+    numbers.sort_unstable();
+    let expected: Vec<usize> = (1..=numbers.len()).collect();
+    assert_eq!(numbers, expected, "{text:?}");
+    let lines = 1 + text.matches('\n').count() + text.matches('\r').count();
+    for d in &read.defects {
+        assert!(
+            d.error.line >= 1 && d.error.line <= lines,
+            "{d} in {text:?}"
+        );
+        assert!(
+            d.error.col >= 1 && d.resumed_at_line >= d.error.line.min(lines),
+            "{d}"
+        );
+    }
+}
+
+const SAMPLE: &str = "\u{feff}% header line\r\n{ Ünïcode comment }\n[Event \"E \\\"q\\\" \\\\\"]\n\
     [Round 3]\n[FEN \"W:W31-50:B1-20\"]\n1. 32-28! 19-23 (18-23 38-32 (37-32? 23-29!) 12-18)\n\
     2. 28x19 14x23 $4 3. a3b4 ed4 4. E3:G5 1- 7 /FEN \"B:W1:B2\"/ 5... 23x14x7(?) ; x\n\
     (Prose, here.) 6. ... 12-18 1/2:1/2\n\n[Event \"2\"]\n1. 1-0 [Event \"3\"] 32-28 \\n 9n *";
@@ -644,4 +666,167 @@ fn sample_reads_leniently_as_intended() {
     assert_eq!(games[0].result_text.as_deref(), Some("1/2:1/2"));
     assert_eq!(games[1].moves.len(), 0);
     assert_eq!(texts(&games[2]), ["32-28"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reads that skip defective games
+// ---------------------------------------------------------------------------------------------
+
+fn numbers(read: &ArchiveRead) -> (Vec<usize>, Vec<usize>) {
+    (
+        read.games.iter().map(|g| g.number).collect(),
+        read.defects.iter().map(|d| d.game).collect(),
+    )
+}
+
+#[test]
+fn a_defective_game_costs_that_game_only() {
+    let text = "[Event \"1\"]\n1. 32-28 19-23 *\n\n\
+                [Event \"2\"]\n1. 33-28 } 18-23 *\n\n\
+                [Event \"3\"]\n1. 32-28 19-\n\n\
+                [Event \"4\"]\n1. 31-27 *\n";
+    for mode in [ReadMode::Strict, ReadMode::Lenient] {
+        let read = read_archive(text, mode);
+        assert_eq!(numbers(&read), (vec![1, 4], vec![2, 3]), "{mode:?}");
+        assert_eq!(read.games[1].tag("Event"), Some("4"));
+        assert_eq!(texts(&read.games[1]), ["31-27"]);
+        let d = &read.defects[0];
+        assert_eq!(
+            (d.error.kind, d.error.line, d.error.col),
+            (PdnErrorKind::UnmatchedBrace, 5, 10)
+        );
+        // The `*` after the stray brace ends the defective game; reading goes on after it.
+        assert_eq!(d.resumed_at_line, 5);
+        let d = &read.defects[1];
+        assert_eq!(
+            (d.error.kind, d.error.line),
+            (PdnErrorKind::IncompleteMove, 8)
+        );
+        assert_eq!(d.resumed_at_line, 10);
+        assert!(
+            d.to_string().starts_with("game 3, line 8, column 12: "),
+            "{d}"
+        );
+        assert_eq!(read.games_in_text(), 4);
+    }
+    // The reads that stop at the first error are unchanged.
+    assert_eq!(strict_err(text).kind, PdnErrorKind::UnmatchedBrace);
+    let mut reader = Reader::new(text).skipping_defective_games();
+    assert_eq!(reader.read_all(&mut NullVisitor), Ok(4));
+}
+
+#[test]
+fn games_separated_by_results_only_resume_after_the_result() {
+    let read = read_archive("32-28 1-0 33-28 ] 19-23 0-1 31-27 2-0", ReadMode::Strict);
+    assert_eq!(numbers(&read), (vec![1, 3], vec![2]));
+    assert_eq!(texts(&read.games[1]), ["31-27"]);
+    // A result inside a comment does not end the skip; `1-10` is a move, not a result.
+    let read = read_archive("32-28 19 {1-0} 1-10 0-1 31-27 *", ReadMode::Strict);
+    assert_eq!(numbers(&read), (vec![2], vec![1]));
+    assert_eq!(texts(&read.games[0]), ["31-27"]);
+}
+
+#[test]
+fn a_comment_that_lost_its_closing_brace_is_not_allowed_to_swallow_the_next_game() {
+    let text = "[Event \"a\"]\n1. 32-28 {lost brace 19-23 *\n\n[Event \"b\"]\n1. 33-28 {ok} *\n";
+    let read = read_archive(text, ReadMode::Lenient);
+    assert_eq!(numbers(&read), (vec![2], vec![1]));
+    let e = &read.defects[0].error;
+    assert_eq!((e.kind, e.line, e.col), (PdnErrorKind::Unterminated, 2, 10));
+    assert!(e.message.contains("tags at line 4"), "{e}");
+    assert_eq!(read.games[0].moves[0].comments_after, ["ok"]);
+    // Without skipping, today's reading stands: the comment runs to the next `}`.
+    assert_eq!(lenient(text).len(), 1);
+}
+
+#[test]
+fn placeholder_moves_are_read_as_a_game_without_moves() {
+    let text = "[Event \"a\"]\n[Result \"1/2-1/2\"]\n\n1. - - 2. - - 3. - -\n4. - -\n\n1/2-1/2\n\n\
+                [Event \"b\"]\n1. 32-28 *";
+    let read = read_archive(text, ReadMode::Lenient);
+    assert_eq!(numbers(&read), (vec![1, 2], vec![]));
+    let g = &read.games[0];
+    assert!(g.moves.is_empty());
+    assert_eq!(g.result, Some(GameResult::Draw));
+    let repaired: Vec<_> = g
+        .warnings
+        .iter()
+        .filter(|w| w.kind == PdnErrorKind::Repaired)
+        .collect();
+    assert_eq!(repaired.len(), 1, "{:?}", g.warnings);
+    assert_eq!((repaired[0].line, repaired[0].col), (4, 1));
+    assert!(repaired[0].message.contains("4 moves"), "{}", repaired[0]);
+    assert_eq!(texts(&read.games[1]), ["32-28"]);
+    // Strictly, the placeholders stay a defect; the next game is still read.
+    let read = read_archive(text, ReadMode::Strict);
+    assert_eq!(numbers(&read), (vec![2], vec![1]));
+    assert_eq!(
+        read.defects[0].error.kind,
+        PdnErrorKind::MoveNumberWithoutMove
+    );
+    // Placeholders followed by real moves do not have a clear meaning: a defect.
+    let read = read_archive(
+        "1. - - 2. 32-28 19-23 *\n[Event \"b\"]\n*",
+        ReadMode::Lenient,
+    );
+    assert_eq!(numbers(&read), (vec![2], vec![1]));
+}
+
+#[test]
+fn a_comment_without_braces_after_the_last_move_is_read_as_a_comment() {
+    let text =
+        "[Event \"a\"]\n1. 11-15 23-19 2. 8-11Redoversteppedthetimecontrolonthismove.\n0-1\n\n\
+                [Event \"b\"]\n1. 11-15 23-18 2. 8-11Red resigned. 1-0\n[Event \"c\"]\n1. 9-14 *";
+    let read = read_archive(text, ReadMode::Lenient);
+    assert_eq!(numbers(&read), (vec![1, 2, 3], vec![]));
+    let g = &read.games[0];
+    assert_eq!(texts(g), ["11-15", "23-19", "8-11"]);
+    assert_eq!(
+        g.moves[2].comments_after,
+        ["Redoversteppedthetimecontrolonthismove."]
+    );
+    assert_eq!(g.result, Some(GameResult::SecondPlayerWin));
+    let w = &g.warnings[0];
+    assert_eq!((w.kind, w.line, w.col), (PdnErrorKind::Repaired, 2, 23));
+    let g = &read.games[1];
+    assert_eq!(texts(g), ["11-15", "23-18", "8-11"]);
+    assert_eq!(g.moves[2].comments_after, ["Red resigned."]);
+    assert_eq!(g.result, Some(GameResult::FirstPlayerWin));
+    // Glued text before more moves is no comment whose meaning is clear: a defect.
+    let read = read_archive(
+        "1. 11-15 23-19Red 2. 8-11 *\n[Event \"b\"]\n*",
+        ReadMode::Lenient,
+    );
+    assert_eq!(numbers(&read), (vec![2], vec![1]));
+    // Reads that stop at the first error do not repair.
+    assert!(read_games(text, ReadMode::Lenient).is_err());
+}
+
+#[test]
+fn a_truncated_text_costs_only_its_last_game() {
+    let text =
+        "[Event \"a\"]\n1. 32-28 19-23 *\n[Event \"b\"]\n1. 33-28 {a comment} 18-23 2. 28x19 *\n";
+    for cut in 0..text.len() {
+        let read = read_archive(&text[..cut], ReadMode::Lenient);
+        let whole_first = cut >= text.find('*').unwrap() + 1;
+        if whole_first {
+            assert_eq!(read.games[0].tag("Event"), Some("a"), "cut at {cut}");
+            assert_eq!(texts(&read.games[0]), ["32-28", "19-23"], "cut at {cut}");
+        }
+        assert!(read.games_in_text() <= 2, "cut at {cut}");
+    }
+}
+
+#[test]
+fn reads_skipping_defective_games_agree_with_reads_that_stop_on_valid_text() {
+    let lenient_read = read_archive(SAMPLE, ReadMode::Lenient);
+    assert!(
+        lenient_read.defects.is_empty(),
+        "{:?}",
+        lenient_read.defects
+    );
+    assert_eq!(lenient_read.games, lenient(SAMPLE));
+    let text = "[Event \"1\"]\n1. 32-28 {c} 19-23 (18-23 38-32) 2-0\n[Event \"2\"]\n12... 20-25 *";
+    assert_eq!(read_archive(text, ReadMode::Strict).games, strict(text));
+    assert_eq!(strict(text)[1].number, 2);
 }

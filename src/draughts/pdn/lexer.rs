@@ -686,8 +686,10 @@ impl<'a> Lexer<'a> {
 
     /// Where a read that skips defective games goes on after an error at or after byte `from`:
     /// right after the next result token (or `*`), or at the next `[` that begins a line (the
-    /// tags of the next game), whichever comes first; the end of the text if neither.
-    pub(super) fn resume_point(&self, from: usize) -> usize {
+    /// tags of the next game), whichever comes first; the end of the text if neither. After an
+    /// error `in_tags`, the tag lines that follow still belong to the defective game: only a
+    /// `[` after its movetext starts the next game.
+    pub(super) fn resume_point(&self, from: usize, in_tags: bool) -> usize {
         let b = self.b;
         let mut i = from.min(b.len());
         let mut line_start = b[..i]
@@ -695,6 +697,7 @@ impl<'a> Lexer<'a> {
             .rev()
             .take_while(|&&c| c != b'\n' && c != b'\r')
             .all(|&c| c == b' ' || c == b'\t');
+        let mut in_tags = in_tags;
         while i < b.len() {
             let c = b[i];
             match c {
@@ -707,7 +710,13 @@ impl<'a> Lexer<'a> {
                     i += 1;
                     continue;
                 }
-                b'[' if line_start => return i,
+                b'[' if line_start && !in_tags => return i,
+                _ if line_start && c != b'[' => in_tags = false,
+                _ => {}
+            }
+            match c {
+                // In the tags, results are only ever inside strings.
+                _ if in_tags => {}
                 b'*' => return i + 1,
                 b'{' => {
                     // A closed comment is skipped whole (it may hold `1-0` or `[`), unless the

@@ -144,6 +144,8 @@ pub struct Reader<'a> {
     skip_defective: bool,
     /// Byte offset where the game being read starts (where a skip must get past).
     game_start: usize,
+    /// Whether the game being read is still in its tags (its movetext not begun).
+    in_tags: bool,
     /// Lenient: a tag that repeated a name of the header it was in, so it opens the next game.
     carried_tag: Option<(&'a str, String, Token<'a>)>,
     /// Reused for every move, so that reading allocates nothing per move.
@@ -173,6 +175,7 @@ impl<'a> Reader<'a> {
             finished: false,
             skip_defective: false,
             game_start: 0,
+            in_tags: false,
             carried_tag: None,
             move_buf: MoveToken {
                 squares: Vec::with_capacity(4),
@@ -225,7 +228,7 @@ impl<'a> Reader<'a> {
     fn skip_to_next_game(&mut self) {
         let from = self.peeked.map_or(self.lex.pos(), |t| t.start);
         let from = from.min(self.lex.pos()).max(self.game_start + 1);
-        let to = self.lex.resume_point(from);
+        let to = self.lex.resume_point(from, self.in_tags);
         self.peeked = None;
         self.carried_tag = None;
         self.lex.warnings.clear();
@@ -282,6 +285,7 @@ impl<'a> Reader<'a> {
 
     fn game<V: Visitor>(&mut self, v: &mut V) -> Result<Option<()>, PdnError> {
         self.lex.once = 0;
+        self.in_tags = true;
         self.game_start = match (&self.carried_tag, self.peeked) {
             (Some((_, _, open)), _) => open.start,
             (None, Some(t)) => t.start,
@@ -345,6 +349,7 @@ impl<'a> Reader<'a> {
             tag_names.push(name);
         }
         let tags = tag_names.len();
+        self.in_tags = false;
         v.begin_movetext();
         let mut items = early_comments.len();
         for (_, text) in early_comments {

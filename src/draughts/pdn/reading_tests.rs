@@ -830,3 +830,17 @@ fn reads_skipping_defective_games_agree_with_reads_that_stop_on_valid_text() {
     assert_eq!(read_archive(text, ReadMode::Strict).games, strict(text));
     assert_eq!(strict(text)[1].number, 2);
 }
+
+#[test]
+fn an_error_in_the_tags_skips_the_rest_of_that_game_not_the_next() {
+    let text = "[Event \"1\"]\n[Result \"1-0\"\n[Round \"2\"]\n\n1. 32-28 19-23 1-0\n\n\
+                [Event \"2\"]\n[Round \"2\"]\n1. 33-28 *\n\n[3vent \"3\"]\n[Round \"3\"]\n1. 31-27 *";
+    let read = read_archive(text, ReadMode::Lenient);
+    assert_eq!(numbers(&read), (vec![2], vec![1, 3]));
+    assert_eq!(read.games[0].tag("Event"), Some("2"));
+    assert_eq!(
+        (read.defects[0].error.kind, read.defects[0].error.line),
+        (PdnErrorKind::InvalidTag, 3)
+    );
+    assert_eq!(read.defects[1].error.line, 11);
+}

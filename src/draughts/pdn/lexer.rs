@@ -846,11 +846,12 @@ impl<'a> Lexer<'a> {
             let msg = format!("tag '{name}' needs a value in double quotes");
             return Err(self.error_at(value_start, PdnErrorKind::InvalidTag, msg));
         };
+        // Reported where the `]` is missing, not at whatever stands next (often the next line).
+        let value_end = self.pos;
         self.skip_trivia();
         if self.at(self.pos) != b']' {
-            let at = self.pos;
             let msg = format!("tag '{name}' is not closed by ']'");
-            return Err(self.error_at(at, PdnErrorKind::InvalidTag, msg));
+            return Err(self.error_at(value_end, PdnErrorKind::InvalidTag, msg));
         }
         self.pos += 1;
         Ok((name, value))

@@ -838,9 +838,8 @@ fn an_error_in_the_tags_skips_the_rest_of_that_game_not_the_next() {
     let read = read_archive(text, ReadMode::Lenient);
     assert_eq!(numbers(&read), (vec![2], vec![1, 3]));
     assert_eq!(read.games[0].tag("Event"), Some("2"));
-    assert_eq!(
-        (read.defects[0].error.kind, read.defects[0].error.line),
-        (PdnErrorKind::InvalidTag, 3)
-    );
+    // Reported where the `]` is missing: after the value, on the tag's own line.
+    let e = &read.defects[0].error;
+    assert_eq!((e.kind, e.line, e.col), (PdnErrorKind::InvalidTag, 2, 14));
     assert_eq!(read.defects[1].error.line, 11);
 }

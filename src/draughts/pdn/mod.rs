@@ -1,5 +1,11 @@
 //! PDN 3.0 (Portable Draughts Notation) syntax layer: a streaming reader and a writer.
 //!
+//! Reading is split by concern, as in the `pgn-reader` crate: the lexer (`lexer.rs`) turns the text into
+//! tokens with their line and column, [`reader`] parses them into games and tells a
+//! [`Visitor`] about each element, and [`collector`] is the visitor that builds
+//! [`GameRecord`]s. [`read_games`] stops at the first error; [`read_archive`] leaves out each
+//! defective game and reads all the others, as real archives need.
+//!
 //! This module only knows the *syntax* of PDN: tags, move numbers, the squares of a move as they
 //! are written, comments, variations, setups and results. Whether a move is legal, which variant a
 //! `GameType` tag names, or what a FEN means is the business of the rules engine.

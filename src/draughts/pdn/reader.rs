@@ -45,6 +45,13 @@
 //! Everything else stays an error in both modes: a move number without a move (other than
 //! before a result), unknown moves written `- -`, nested comments, unbalanced or empty
 //! variations, moves without a second square, unterminated comments, strings and setups.
+//!
+//! # Skipping defective games
+//!
+//! A reader made with [`Reader::skipping_defective_games`] does not stop at an error: it reports
+//! the game to [`Visitor::defective_game`] and goes on at the next game, so that one defective
+//! game costs only itself. Leniently, it also repairs two common defects whose meaning is clear
+//! (`- -` placeholders for unknown moves, a comment without braces after the last move).
 
 use super::lexer::{Lexer, Tok, Token, ONCE_COMMENT_AFTER_NUMBER};
 use super::{GameResult, MoveToken, PdnError, PdnErrorKind};

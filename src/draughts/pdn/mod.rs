@@ -1,7 +1,7 @@
 //! PDN 3.0 (Portable Draughts Notation) syntax layer: a streaming reader and a writer.
 //!
-//! Reading is split by concern, as in the `pgn-reader` crate: the lexer (`lexer.rs`) turns the text into
-//! tokens with their line and column, [`reader`] parses them into games and tells a
+//! Reading is split by concern, as in the `pgn-reader` crate: the lexer (`lexer.rs`) turns the
+//! text into tokens with their line and column, [`reader`] parses them into games and tells a
 //! [`Visitor`] about each element, and [`collector`] is the visitor that builds
 //! [`GameRecord`]s. [`read_games`] stops at the first error; [`read_archive`] leaves out each
 //! defective game and reads all the others, as real archives need.

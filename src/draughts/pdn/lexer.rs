@@ -667,18 +667,14 @@ impl<'a> Lexer<'a> {
         if count == 0 || !ends_movetext(b, end) {
             return None;
         }
-        let written = self.src[from..end]
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
-        let shown: String = written.chars().take(24).collect();
-        let more = if written.len() > shown.len() {
-            " ..."
-        } else {
-            ""
-        };
+        // The first two placeholders show the form, e.g. `1. - - 2. - - ...`.
+        let words: Vec<&str> = self.src[from..end].split_whitespace().collect();
+        let mut shown = words[..words.len().min(6)].join(" ");
+        if words.len() > 6 {
+            shown.push_str(" ...");
+        }
         let msg = format!(
-            "moves written as placeholders ('{shown}{more}', {count} moves): moves unknown, the game is read without moves"
+            "moves written as placeholders ('{shown}', {count} moves): moves unknown, the game is read without moves"
         );
         self.repair_at(from, msg);
         Some(end)

@@ -1,4 +1,8 @@
 //! `boardwatch pdn check|show`: replay PDN records through the rules engine.
+//!
+//! Archives are read game by game: a game with a syntax error is left out and reported (game
+//! number, line, column, reason) and every other game is read; `check --strict` reads to the
+//! letter of PDN 3.0 and fails a file at its first error.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -6,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 use boardwatch::draughts::fen::to_fen;
 use boardwatch::draughts::game::{record_variant, replay, Game};
-use boardwatch::draughts::pdn::{read_games, GameRecord, ReadMode};
+use boardwatch::draughts::pdn::{read_archive, read_games, ArchiveRead, PdnErrorKind, ReadMode};
 use boardwatch::draughts::{Position, Variant};
 use clap::{Args, Subcommand};
 use serde::Serialize;
@@ -27,10 +31,12 @@ pub struct CheckArgs {
     /// Variant for games without a GameType tag.
     #[arg(long, default_value = "pool")]
     variant: Variant,
-    /// Follow the PDN 3.0 grammar to the letter instead of accepting real archives' habits.
+    /// Follow the PDN 3.0 grammar to the letter instead of accepting real archives' habits, and
+    /// fail a file at its first error instead of leaving out the defective games.
     #[arg(long)]
     strict: bool,
-    /// One JSON object per file: file, games, legal, skipped, failures.
+    /// One JSON object per file: file, games, read, legal, defective, skipped, defects,
+    /// repaired, failures.
     #[arg(long)]
     json: bool,
 }
@@ -56,11 +62,40 @@ pub fn run(command: PdnCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Read a PDN file of real-world encoding (Latin-1 archives exist) into records.
-fn read_file(path: &Path, mode: ReadMode) -> anyhow::Result<Vec<GameRecord>> {
+/// The text of a PDN file of real-world encoding (Latin-1 archives exist).
+fn load(path: &Path) -> anyhow::Result<String> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    let text = String::from_utf8_lossy(&bytes);
-    read_games(&text, mode).with_context(|| format!("{}", path.display()))
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Reads a PDN file leniently, game by game: a defective game is left out (and reported
+/// through `defects`), the others are read.
+pub fn read_file(path: &Path) -> anyhow::Result<ArchiveRead> {
+    Ok(read_archive(&load(path)?, ReadMode::Lenient))
+}
+
+/// Reads a PDN file as [`read_file`] does and says on stderr which games were left out and
+/// which defects were repaired, for the commands that use the games.
+pub fn read_file_reporting(path: &Path) -> anyhow::Result<ArchiveRead> {
+    let read = read_file(path)?;
+    for d in &read.defects {
+        eprintln!("warning: {}: game {} left out: {}", path.display(), d.game, d.error);
+    }
+    for g in &read.games {
+        for w in g.warnings.iter().filter(|w| w.kind == PdnErrorKind::Repaired) {
+            eprintln!("warning: {}: game {}: {w}", path.display(), g.number);
+        }
+    }
+    Ok(read)
+}
+
+/// A game left out for a syntax error, or a defect repaired in a game that was read.
+#[derive(Serialize)]
+struct Defect {
+    game: usize,
+    line: usize,
+    column: usize,
+    reason: String,
 }
 
 #[derive(Serialize)]
@@ -76,32 +111,71 @@ struct Failure {
 #[derive(Serialize)]
 struct FileReport {
     file: String,
+    /// Games in the file, defective ones included.
     games: usize,
+    /// Games that read (all but the defective ones).
+    read: usize,
     legal: usize,
+    /// Games left out for a syntax error, each listed in `defects`.
+    defective: usize,
     /// Games of other games types (10x10, Frisian...), not replayed.
     skipped: usize,
+    defects: Vec<Defect>,
+    /// Defects read in a way whose meaning is clear (moves unknown, a comment without braces).
+    repaired: Vec<Defect>,
     failures: Vec<Failure>,
 }
 
+/// `--strict`: the PDN 3.0 grammar, and the first error fails the file.
+fn read_strictly(path: &Path) -> anyhow::Result<ArchiveRead> {
+    let games = read_games(&load(path)?, ReadMode::Strict).with_context(|| format!("{}", path.display()))?;
+    Ok(ArchiveRead { games, defects: Vec::new() })
+}
+
 fn check_file(path: &Path, args: &CheckArgs) -> FileReport {
-    let mode = if args.strict { ReadMode::Strict } else { ReadMode::Lenient };
-    let mut report = FileReport { file: path.display().to_string(), games: 0, legal: 0, skipped: 0, failures: vec![] };
-    let records = match read_file(path, mode) {
-        Ok(records) => records,
+    let mut report = FileReport {
+        file: path.display().to_string(),
+        games: 0,
+        read: 0,
+        legal: 0,
+        defective: 0,
+        skipped: 0,
+        defects: vec![],
+        repaired: vec![],
+        failures: vec![],
+    };
+    let read = if args.strict { read_strictly(path) } else { read_file(path) };
+    let read = match read {
+        Ok(read) => read,
         Err(err) => {
             report.failures.push(Failure { game: 0, line: 0, ply: 0, written: String::new(), reason: format!("{err:#}") });
             return report;
         }
     };
-    report.games = records.len();
-    for (index, record) in records.iter().enumerate() {
+    report.games = read.games_in_text();
+    report.read = read.games.len();
+    report.defective = read.defects.len();
+    report.defects = read
+        .defects
+        .iter()
+        .map(|d| Defect {
+            game: d.game,
+            line: d.error.line,
+            column: d.error.col,
+            reason: format!("{} (skipped to line {})", d.error.message, d.resumed_at_line),
+        })
+        .collect();
+    for record in &read.games {
+        for w in record.warnings.iter().filter(|w| w.kind == PdnErrorKind::Repaired) {
+            report.repaired.push(Defect { game: record.number, line: w.line, column: w.col, reason: w.message.clone() });
+        }
         if record_variant(record, args.variant).is_err() {
             report.skipped += 1;
             continue;
         }
         match replay(record, args.variant) {
             Ok(_) => report.legal += 1,
-            Err(e) => report.failures.push(Failure { game: index + 1, line: e.line, ply: e.ply, written: e.written, reason: e.reason }),
+            Err(e) => report.failures.push(Failure { game: record.number, line: e.line, ply: e.ply, written: e.written, reason: e.reason }),
         }
     }
     report
@@ -111,13 +185,26 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let mut all_legal = true;
     for path in &args.files {
         let report = check_file(path, &args);
-        all_legal &= report.failures.is_empty();
+        all_legal &= report.failures.is_empty() && report.defects.is_empty();
         if args.json {
             println!("{}", serde_json::to_string(&report)?);
             continue;
         }
         let skipped = if report.skipped > 0 { format!(", {} skipped (not an 8x8 variant)", report.skipped) } else { String::new() };
-        println!("{}: {} games, {} fully legal{skipped}", report.file, report.games, report.legal);
+        if report.defective > 0 {
+            println!(
+                "{}: {} games: {} read, {} fully legal, {} defective (left out){skipped}",
+                report.file, report.games, report.read, report.legal, report.defective
+            );
+        } else {
+            println!("{}: {} games, {} fully legal{skipped}", report.file, report.games, report.legal);
+        }
+        for d in &report.defects {
+            println!("  game {} (line {}, column {}): defective, left out: {}", d.game, d.line, d.column, d.reason);
+        }
+        for d in &report.repaired {
+            println!("  game {} (line {}, column {}): warning: {}", d.game, d.line, d.column, d.reason);
+        }
         for f in &report.failures {
             if f.game == 0 {
                 println!("  {}", f.reason);
@@ -145,9 +232,13 @@ pub fn diagram(pos: &Position) -> String {
 }
 
 fn show(args: ShowArgs) -> anyhow::Result<ExitCode> {
-    let records = read_file(&args.file, ReadMode::Lenient)?;
-    let Some(record) = records.get(args.game as usize - 1) else {
-        bail!("{}: has {} games, there is no game {}", args.file.display(), records.len(), args.game);
+    let read = read_file_reporting(&args.file)?;
+    let number = args.game as usize;
+    if let Some(d) = read.defects.iter().find(|d| d.game == number) {
+        bail!("{}: game {number} is defective and cannot be shown: {}", args.file.display(), d.error);
+    }
+    let Some(record) = read.games.iter().find(|g| g.number == number) else {
+        bail!("{}: has {} games, there is no game {}", args.file.display(), read.games_in_text(), args.game);
     };
     let game = replay(record, args.variant).with_context(|| format!("{} game {}", args.file.display(), args.game))?;
     print_game(&game, &args);

@@ -7,7 +7,6 @@ use std::time::Instant;
 
 use anyhow::{bail, Context};
 use boardwatch::draughts::fen::parse_fen;
-use boardwatch::draughts::pdn::{read_games, ReadMode};
 use boardwatch::draughts::{Position, Variant};
 use boardwatch::synth::recording::{frame_scene, frame_seed, plan_recording, GameMoves, RecordingOptions, RecordingTruth};
 use boardwatch::synth::{random_scene, render_frame, unseen_board_scene, FrameTruth, Hand, Palette, Scene};
@@ -181,13 +180,15 @@ struct FrameEntry<'a> {
 }
 
 fn run_game(args: &RenderArgs, scene: Scene, path: &Path) -> anyhow::Result<ExitCode> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    // Old archives are Latin-1; the moves are ASCII either way.
-    let text = String::from_utf8_lossy(&bytes);
-    let records = read_games(&text, ReadMode::Lenient).with_context(|| format!("reading {}", path.display()))?;
-    let record = records
-        .get(args.game_index)
-        .with_context(|| format!("{} has {} games, no game {}", path.display(), records.len(), args.game_index))?;
+    // Defective games are left out (with a warning) and do not shift the others' numbers.
+    let read = super::pdn::read_file_reporting(path)?;
+    let number = args.game_index + 1;
+    if let Some(d) = read.defects.iter().find(|d| d.game == number) {
+        anyhow::bail!("{}: game index {} is defective: {}", path.display(), args.game_index, d.error);
+    }
+    let record = read.games.iter().find(|g| g.number == number).with_context(|| {
+        format!("{} has {} games, no game {}", path.display(), read.games_in_text(), args.game_index)
+    })?;
     let game = GameMoves::from_record(record, args.variant, args.max_plies).with_context(|| format!("game {}", args.game_index))?;
     let options = RecordingOptions { fps: args.fps, seed: args.seed, ..RecordingOptions::default() };
     let frames = plan_recording(&game, &scene, &options)?;

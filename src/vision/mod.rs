@@ -25,6 +25,7 @@
 pub mod calibration;
 pub mod classify;
 pub mod locate;
+pub mod media_check;
 pub mod overlay;
 pub mod palette;
 pub mod rectify;

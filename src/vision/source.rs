@@ -20,6 +20,8 @@ use opencv::prelude::*;
 use opencv::{imgcodecs, imgproc, videoio};
 use thiserror::Error;
 
+use super::media_check;
+
 /// Errors of the frame sources; each names the file, stream or camera.
 #[derive(Debug, Error)]
 pub enum SourceError {
@@ -196,12 +198,36 @@ pub fn read_image(path: &Path) -> Result<Mat> {
     if !path.is_file() {
         return Err(SourceError::Unreadable { path: path.to_path_buf(), why: "not a file".into() });
     }
+    check_image_header(path)?;
     let img = imgcodecs::imread(path, imgcodecs::IMREAD_COLOR)
         .map_err(|e| SourceError::Unreadable { path: path.to_path_buf(), why: e.to_string() })?;
     if img.empty() {
         return Err(SourceError::Unreadable { path: path.to_path_buf(), why: "not an image OpenCV can decode".into() });
     }
     Ok(img)
+}
+
+/// Refuses an image whose header claims an absurd size, before OpenCV tries to decode it.
+fn check_image_header(path: &Path) -> Result<()> {
+    use std::io::Read;
+    let unreadable = |why: String| SourceError::Unreadable { path: path.to_path_buf(), why };
+    let file = std::fs::File::open(path).map_err(|e| unreadable(e.to_string()))?;
+    let mut head = Vec::with_capacity(4096);
+    file.take(media_check::IMAGE_HEADER_BYTES as u64).read_to_end(&mut head).map_err(|e| unreadable(e.to_string()))?;
+    match media_check::image_header_size(&head).and_then(|(format, w, h)| media_check::refuse_image_size(format, w, h)) {
+        Some(why) => Err(unreadable(why)),
+        None => Ok(()),
+    }
+}
+
+/// Why OpenCV could not open a video file, as far as the file shows it: an MP4 without its
+/// index is named as the truncated recording it is.
+fn video_open_failure(path: &Path) -> String {
+    let layout = std::fs::File::open(path).ok().and_then(|mut f| media_check::mp4_layout(&mut f).ok().flatten());
+    match layout {
+        Some(layout) if layout.lacks_index() => media_check::truncated_mp4_message(&layout),
+        _ => "not a video OpenCV can open".into(),
+    }
 }
 
 /// Still images as frames, `1 / fps` seconds apart.
@@ -251,7 +277,7 @@ impl VideoSource {
         let unreadable = |why: String| SourceError::Unreadable { path: path.to_path_buf(), why };
         let cap = videoio::VideoCapture::from_file(path, videoio::CAP_FFMPEG).map_err(|e| unreadable(e.to_string()))?;
         if !cap.is_opened().unwrap_or(false) {
-            return Err(unreadable("not a video OpenCV can open".into()));
+            return Err(unreadable(video_open_failure(path)));
         }
         Self::from_capture(cap, path.display().to_string(), true)
     }

@@ -1,5 +1,11 @@
 //! PDN 3.0 (Portable Draughts Notation) syntax layer: a streaming reader and a writer.
 //!
+//! Reading is split by concern, as in the `pgn-reader` crate: the lexer (`lexer.rs`) turns the
+//! text into tokens with their line and column, [`reader`] parses them into games and tells a
+//! [`Visitor`] about each element, and [`collector`] is the visitor that builds
+//! [`GameRecord`]s. [`read_games`] stops at the first error; [`read_archive`] leaves out each
+//! defective game and reads all the others, as real archives need.
+//!
 //! This module only knows the *syntax* of PDN: tags, move numbers, the squares of a move as they
 //! are written, comments, variations, setups and results. Whether a move is legal, which variant a
 //! `GameType` tag names, or what a FEN means is the business of the rules engine.
@@ -10,15 +16,21 @@
 //! through [`Visitor::warning`], while [`ReadMode::Strict`] rejects everything the standard
 //! forbids. See [`reader`] for the exact list.
 
+pub mod collector;
+mod lexer;
 pub mod reader;
 pub mod writer;
 
+#[cfg(test)]
+mod reading_tests;
+
 use std::fmt;
 
-pub use reader::{
-    read_games, GameRecord, MoveNumber, NullVisitor, ReadMode, Reader, RecordCollector,
-    RecordedMove, Visitor,
+pub use collector::{
+    read_archive, read_games, ArchiveRead, Defect, GameRecord, MoveNumber, RecordCollector,
+    RecordedMove,
 };
+pub use reader::{NullVisitor, ReadMode, Reader, Visitor};
 pub use writer::{
     clock_comment, clock_comment_tenths, parse_clock, write_game, write_record, written_moves,
     WrittenMove,
@@ -53,6 +65,10 @@ pub enum PdnErrorKind {
     NumberOutOfRange,
     /// Something a lenient read accepted; only ever seen through [`Visitor::warning`].
     Deviation,
+    /// A defect that a read skipping defective games repaired because its meaning is clear
+    /// (moves written as `- -` placeholders, a comment without braces after the last move);
+    /// only ever seen through [`Visitor::warning`].
+    Repaired,
 }
 
 /// A syntax error (or, through [`Visitor::warning`], a tolerated deviation), with the 1-based line

@@ -1,5 +1,6 @@
-//! Streaming PDN reader: a hand-written lexer and parser that call a [`Visitor`] for every
-//! element of a game, in the style of the `pgn-reader` crate.
+//! Streaming PDN reader: a hand-written parser over the tokens of [`super::lexer`] that calls a
+//! [`Visitor`] for every element of a game, in the style of the `pgn-reader` crate. The visitor
+//! that builds [`super::GameRecord`]s is in [`super::collector`].
 //!
 //! # Grammar
 //!
@@ -44,8 +45,16 @@
 //! Everything else stays an error in both modes: a move number without a move (other than
 //! before a result), unknown moves written `- -`, nested comments, unbalanced or empty
 //! variations, moves without a second square, unterminated comments, strings and setups.
+//!
+//! # Skipping defective games
+//!
+//! A reader made with [`Reader::skipping_defective_games`] does not stop at an error: it reports
+//! the game to [`Visitor::defective_game`] and goes on at the next game, so that one defective
+//! game costs only itself. Leniently, it also repairs two common defects whose meaning is clear
+//! (`- -` placeholders for unknown moves, a comment without braces after the last move).
 
-use super::{GameResult, MoveToken, PdnError, PdnErrorKind, SquareToken};
+use super::lexer::{Lexer, Tok, Token, ONCE_COMMENT_AFTER_NUMBER};
+use super::{GameResult, MoveToken, PdnError, PdnErrorKind};
 
 /// How strictly the reader applies the grammar; see the module documentation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -64,6 +73,10 @@ pub enum ReadMode {
 /// written before the first tag may come first, as `comment`), then `begin_movetext` (always,
 /// also for a game without moves), then the movetext events, then `result` if the game ends
 /// with a result or `*` (a game at the end of the input may have none), then `end_game`.
+///
+/// In a read that skips defective games ([`Reader::skipping_defective_games`]), a game in which
+/// an error is found ends with `defective_game` instead of `end_game` (also, for an error before
+/// the game's first token could be read, without a `begin_game` before it).
 #[allow(unused_variables)]
 pub trait Visitor {
     /// A game starts; `line` is where its first token stands.
@@ -98,671 +111,18 @@ pub trait Visitor {
     fn result(&mut self, result: GameResult, text: &str) {}
     /// The game is over (after its result, if it has one).
     fn end_game(&mut self) {}
-    /// A deviation a lenient read accepted (kind [`PdnErrorKind::Deviation`]).
+    /// A deviation a lenient read accepted (kind [`PdnErrorKind::Deviation`]), or a defect a
+    /// read skipping defective games repaired (kind [`PdnErrorKind::Repaired`]).
     fn warning(&mut self, warning: &PdnError) {}
+    /// A read skipping defective games abandons the current game at `error`; reading goes on at
+    /// line `resumed_at_line` (the next game's tags, or right after the result that ended the
+    /// defective game). What the visitor was told of the game so far is to be dropped.
+    fn defective_game(&mut self, error: &PdnError, resumed_at_line: usize) {}
 }
 
 /// A visitor that ignores everything; used to check that text reads, without keeping it.
 pub struct NullVisitor;
 impl Visitor for NullVisitor {}
-
-// ---------------------------------------------------------------------------------------------
-// Lexer
-// ---------------------------------------------------------------------------------------------
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Tok<'a> {
-    MoveNumber { number: u32, black: bool },
-    Ellipsis,
-    Square(SquareToken),
-    AlphaMove(SquareToken, SquareToken),
-    Compact { file: u8, to: SquareToken },
-    MoveSep,
-    CaptureSep,
-    Strength(&'a str),
-    Nag(u16),
-    LParen,
-    RParen,
-    LBracket,
-    RBracket,
-    Result(GameResult, &'a str),
-    Setup(&'a str),
-    Comment(&'a str),
-    Eof,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Token<'a> {
-    tok: Tok<'a>,
-    start: usize,
-    end: usize,
-    line: usize,
-    col: usize,
-}
-
-/// Result tokens, longest first so that `1/2-1/2` is not read as `1`. The flag marks the
-/// Russian colon forms, which only a lenient read takes.
-const RESULTS: [(&str, bool); 14] = [
-    ("1/2-1/2", false),
-    ("1/2:1/2", true),
-    ("1-0", false),
-    ("0-1", false),
-    ("2-0", false),
-    ("0-2", false),
-    ("1-1", false),
-    ("0-0", false),
-    ("1:0", true),
-    ("0:1", true),
-    ("2:0", true),
-    ("0:2", true),
-    ("1:1", true),
-    ("0:0", true),
-];
-
-/// Kinds of deviation that are reported only once per game, because they concern every move of
-/// a game written that way.
-const ONCE_UPPERCASE: u32 = 1;
-const ONCE_COMPACT: u32 = 2;
-const ONCE_COMMENT_AFTER_NUMBER: u32 = 4;
-const ONCE_ESCAPED_NEWLINE: u32 = 8;
-
-/// A lexing failure: `recoverable` ones are unrecognised words, which a lenient read skips.
-struct LexFail {
-    error: PdnError,
-    recoverable: bool,
-}
-
-struct Lexer<'a> {
-    src: &'a str,
-    b: &'a [u8],
-    pos: usize,
-    line: usize,
-    /// Byte offset where the current line starts.
-    line_start: usize,
-    /// Column cache on the current line: byte `col_pos` is at character column `col`.
-    col_pos: usize,
-    col: usize,
-    lenient: bool,
-    /// Whether unrecognised words are skipped (lenient, and not while trying out a variation).
-    recover: bool,
-    warnings: Vec<PdnError>,
-    once: u32,
-}
-
-fn is_word_char(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80
-}
-
-impl<'a> Lexer<'a> {
-    fn new(src: &'a str, lenient: bool, recover: bool) -> Self {
-        // A byte-order mark is an encoding artefact, not text.
-        let start = if src.starts_with('\u{feff}') { 3 } else { 0 };
-        Lexer {
-            src,
-            b: src.as_bytes(),
-            pos: start,
-            line: 1,
-            line_start: start,
-            col_pos: start,
-            col: 1,
-            lenient,
-            recover,
-            warnings: Vec::new(),
-            once: 0,
-        }
-    }
-
-    fn at(&self, i: usize) -> u8 {
-        self.b.get(i).copied().unwrap_or(0)
-    }
-
-    fn newline(&mut self, next_line_start: usize) {
-        self.line += 1;
-        self.line_start = next_line_start;
-        self.col_pos = next_line_start;
-        self.col = 1;
-    }
-
-    /// Counts the line breaks in `from..to` (text that was skipped as a whole: a comment, a
-    /// string, a setup) and moves `pos` to `to`.
-    fn advance_over(&mut self, from: usize, to: usize) {
-        let mut i = from;
-        while i < to {
-            match self.b[i] {
-                b'\n' => self.newline(i + 1),
-                b'\r' if self.at(i + 1) != b'\n' => self.newline(i + 1),
-                _ => {}
-            }
-            i += 1;
-        }
-        self.pos = to;
-    }
-
-    /// Line and character column of byte `at`, which must be on the current line or later on it.
-    fn position(&mut self, at: usize) -> (usize, usize) {
-        let mut at = at.min(self.b.len());
-        while !self.src.is_char_boundary(at) {
-            at -= 1;
-        }
-        if at < self.line_start {
-            // Only error paths ask for an earlier position; count from the start.
-            let before = &self.src[..at];
-            let line = 1 + before.bytes().filter(|&c| c == b'\n').count();
-            let start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
-            return (line, self.src[start..at].chars().count() + 1);
-        }
-        if at < self.col_pos {
-            self.col_pos = self.line_start;
-            self.col = 1;
-        }
-        self.col += self.src[self.col_pos..at].chars().count();
-        self.col_pos = at;
-        (self.line, self.col)
-    }
-
-    fn error_at(&mut self, at: usize, kind: PdnErrorKind, message: String) -> PdnError {
-        let (line, col) = self.position(at);
-        PdnError::new(kind, line, col, message)
-    }
-
-    fn warn_at(&mut self, at: usize, message: String) {
-        let e = self.error_at(at, PdnErrorKind::Deviation, message);
-        self.warnings.push(e);
-    }
-
-    fn warn_once(&mut self, flag: u32, at: usize, message: String) {
-        if self.once & flag == 0 {
-            self.once |= flag;
-            self.warn_at(at, message);
-        }
-    }
-
-    /// The word starting at `at`, for messages: up to whitespace or a bracket, at most 20 chars.
-    fn word_at(&self, at: usize) -> &'a str {
-        let rest = &self.src[at.min(self.src.len())..];
-        let end = rest
-            .char_indices()
-            .find(|&(_, c)| c.is_whitespace() || "{}[]()\"".contains(c))
-            .map(|(i, _)| i)
-            .unwrap_or(rest.len());
-        let word = &rest[..end];
-        match word.char_indices().nth(20) {
-            Some((i, _)) => &word[..i],
-            None => word,
-        }
-    }
-
-    fn char_at(&self, at: usize) -> char {
-        self.src[at..].chars().next().unwrap_or('\0')
-    }
-
-    /// Skips whitespace and `%` line comments (and, leniently, literal `\n` escapes).
-    fn skip_trivia(&mut self) {
-        while self.pos < self.b.len() {
-            match self.b[self.pos] {
-                b' ' | b'\t' | 0x0b | 0x0c => self.pos += 1,
-                b'\n' => {
-                    self.pos += 1;
-                    self.newline(self.pos);
-                }
-                b'\r' => {
-                    self.pos += 1;
-                    if self.at(self.pos) != b'\n' {
-                        self.newline(self.pos);
-                    }
-                }
-                b'%' => {
-                    while self.pos < self.b.len() && !matches!(self.b[self.pos], b'\n' | b'\r') {
-                        self.pos += 1;
-                    }
-                }
-                b'\\' if self.lenient && matches!(self.at(self.pos + 1), b'n' | b'r' | b't') => {
-                    let at = self.pos;
-                    let msg = "the characters '\\n' (an escaped line break) stand between tokens";
-                    self.warn_once(ONCE_ESCAPED_NEWLINE, at, msg.to_string());
-                    self.pos += 2;
-                }
-                _ => break,
-            }
-        }
-    }
-
-    /// The next token; in a recovering read, unrecognised words are skipped with a warning.
-    fn next_token(&mut self) -> Result<Token<'a>, PdnError> {
-        loop {
-            self.skip_trivia();
-            let start = self.pos;
-            match self.lex_one() {
-                Ok(t) => return Ok(t),
-                Err(f) if f.recoverable && self.recover => {
-                    let word = self.word_at(start);
-                    self.warn_at(start, format!("skipped unrecognised text '{word}'"));
-                    self.skip_word(start);
-                }
-                Err(f) => return Err(f.error),
-            }
-        }
-    }
-
-    /// Moves past the word at `from` (at least one character), to whitespace or a bracket.
-    fn skip_word(&mut self, from: usize) {
-        let mut i = from + self.char_at(from).len_utf8().max(1);
-        while i < self.b.len() {
-            let c = self.b[i];
-            if c.is_ascii_whitespace() || matches!(c, b'{' | b'[' | b'(' | b')') {
-                break;
-            }
-            i += 1;
-        }
-        self.pos = i.min(self.b.len());
-    }
-
-    fn fail(&mut self, at: usize, kind: PdnErrorKind, message: String) -> LexFail {
-        LexFail {
-            error: self.error_at(at, kind, message),
-            recoverable: false,
-        }
-    }
-
-    fn bad_word(&mut self, at: usize, message: String) -> LexFail {
-        LexFail {
-            error: self.error_at(at, PdnErrorKind::InvalidToken, message),
-            recoverable: true,
-        }
-    }
-
-    fn token(&mut self, tok: Tok<'a>, start: usize, end: usize) -> Token<'a> {
-        let (line, col) = self.position(start);
-        self.pos = end;
-        Token {
-            tok,
-            start,
-            end,
-            line,
-            col,
-        }
-    }
-
-    fn lex_one(&mut self) -> Result<Token<'a>, LexFail> {
-        let start = self.pos;
-        if start >= self.b.len() {
-            return Ok(self.token(Tok::Eof, start, start));
-        }
-        let c = self.b[start];
-        match c {
-            b'{' => {
-                let Some(len) = self.b[start + 1..].iter().position(|&c| c == b'}') else {
-                    return Err(self.fail(
-                        start,
-                        PdnErrorKind::Unterminated,
-                        "comment '{' is never closed by '}'".to_string(),
-                    ));
-                };
-                let end = start + 1 + len + 1;
-                let t = self.token(Tok::Comment(&self.src[start + 1..end - 1]), start, end);
-                self.advance_over(start, end);
-                Ok(t)
-            }
-            b'}' => Err(self.fail(
-                start,
-                PdnErrorKind::UnmatchedBrace,
-                "'}' outside a comment (comments cannot be nested)".to_string(),
-            )),
-            b'(' => {
-                // `(!?)` is a strength mark, not a variation (longest match).
-                let marks = self.b[start + 1..]
-                    .iter()
-                    .take_while(|&&c| c == b'!' || c == b'?');
-                let n = marks.count();
-                if n > 0 && self.at(start + 1 + n) == b')' {
-                    let end = start + n + 2;
-                    Ok(self.token(Tok::Strength(&self.src[start..end]), start, end))
-                } else {
-                    Ok(self.token(Tok::LParen, start, start + 1))
-                }
-            }
-            b')' => Ok(self.token(Tok::RParen, start, start + 1)),
-            b'[' => Ok(self.token(Tok::LBracket, start, start + 1)),
-            b']' => Ok(self.token(Tok::RBracket, start, start + 1)),
-            b'*' => Ok(self.token(Tok::Result(GameResult::Unknown, "*"), start, start + 1)),
-            b'!' | b'?' => {
-                let n = self.b[start..]
-                    .iter()
-                    .take_while(|&&c| c == b'!' || c == b'?')
-                    .count();
-                let end = start + n;
-                Ok(self.token(Tok::Strength(&self.src[start..end]), start, end))
-            }
-            b'$' => {
-                let n = self.b[start + 1..]
-                    .iter()
-                    .take_while(|c| c.is_ascii_digit())
-                    .count();
-                if n == 0 {
-                    return Err(self.bad_word(start, "'$' without a number".to_string()));
-                }
-                let end = start + 1 + n;
-                match self.src[start + 1..end].parse::<u16>() {
-                    Ok(nag) => Ok(self.token(Tok::Nag(nag), start, end)),
-                    Err(_) => Err(self.fail(
-                        start,
-                        PdnErrorKind::NumberOutOfRange,
-                        format!("NAG '{}' is too large", &self.src[start..end]),
-                    )),
-                }
-            }
-            b'/' => {
-                let Some(len) = self.b[start + 1..].iter().position(|&c| c == b'/') else {
-                    return Err(self.fail(
-                        start,
-                        PdnErrorKind::Unterminated,
-                        "setup '/' is never closed by '/'".to_string(),
-                    ));
-                };
-                let end = start + 1 + len + 1;
-                let t = self.token(Tok::Setup(&self.src[start + 1..end - 1]), start, end);
-                self.advance_over(start, end);
-                Ok(t)
-            }
-            b'-' => Ok(self.token(Tok::MoveSep, start, start + 1)),
-            b'x' | b':' => Ok(self.token(Tok::CaptureSep, start, start + 1)),
-            b'.' => {
-                if self.at(start + 1) == b'.' && self.at(start + 2) == b'.' {
-                    Ok(self.token(Tok::Ellipsis, start, start + 3))
-                } else {
-                    Err(self.bad_word(start, "stray '.'".to_string()))
-                }
-            }
-            b'0'..=b'9' => self.lex_number(start),
-            b'a'..=b'h' => self.lex_alpha(start, b'a'),
-            b'A'..=b'H' if self.lenient => self.lex_alpha(start, b'A'),
-            b';' if self.lenient => {
-                let len = self.b[start..]
-                    .iter()
-                    .position(|&c| c == b'\n' || c == b'\r');
-                let end = start + len.unwrap_or(self.b.len() - start);
-                self.warn_at(start, "';' comment (PGN, not PDN 3.0)".to_string());
-                Ok(self.token(Tok::Comment(&self.src[start + 1..end]), start, end))
-            }
-            b'"' => Err(self.bad_word(start, "a quoted string outside a tag".to_string())),
-            _ => {
-                let ch = self.char_at(start);
-                Err(self.bad_word(start, format!("unexpected character '{ch}'")))
-            }
-        }
-    }
-
-    /// A result, a move number or a numeric square.
-    fn lex_number(&mut self, start: usize) -> Result<Token<'a>, LexFail> {
-        let rest = &self.b[start..];
-        // Every result starts with 0, 1 or 2 and a separator; most numbers are not results.
-        let maybe_result = matches!(rest, [b'0'..=b'2', b'-' | b'/' | b':', ..]);
-        for (text, colon) in RESULTS.iter().copied().filter(|_| maybe_result) {
-            if !rest.starts_with(text.as_bytes()) {
-                continue;
-            }
-            let after = self.at(start + text.len());
-            // `1-1` before a digit is the start of a move such as `1-10`; the same for `1:1`.
-            if (text == "1-1" || text == "1:1") && after.is_ascii_digit() {
-                continue;
-            }
-            if colon && !self.lenient {
-                if text == "1:1" {
-                    continue; // a capture from 1 to 1, as far as the grammar goes
-                }
-                return Err(self.fail(
-                    start,
-                    PdnErrorKind::InvalidToken,
-                    format!("'{text}' is not a PDN 3.0 result (results are written with '-')"),
-                ));
-            }
-            if colon {
-                self.warn_at(start, format!("Russian-style result '{text}'"));
-            }
-            let end = start + text.len();
-            let result = GameResult::from_token(text).unwrap_or(GameResult::Unknown);
-            return Ok(self.token(Tok::Result(result, &self.src[start..end]), start, end));
-        }
-        let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
-        let end = start + digits;
-        let text = &self.src[start..end];
-        if self.at(end) == b'.' {
-            let black = self.at(end + 1) == b'.' && self.at(end + 2) == b'.';
-            let token_end = if black { end + 3 } else { end + 1 };
-            let Ok(number) = text.parse::<u32>() else {
-                return Err(self.fail(
-                    start,
-                    PdnErrorKind::NumberOutOfRange,
-                    format!("move number '{text}' is too large"),
-                ));
-            };
-            return Ok(self.token(Tok::MoveNumber { number, black }, start, token_end));
-        }
-        // Squares are [1-9][0-9]? or 0[1-9] (a leading zero is allowed when reading).
-        let valid = match digits {
-            1 => text != "0",
-            2 => text != "00",
-            _ => false,
-        };
-        if !valid {
-            return Err(self.bad_word(
-                start,
-                format!("'{text}' is neither a square nor a move number"),
-            ));
-        }
-        if is_word_char(self.at(end)) && self.at(end) != b'x' {
-            let word = self.word_at(start);
-            return Err(self.bad_word(start, format!("'{word}' is not a PDN token")));
-        }
-        let n: u8 = text.parse().unwrap_or(0);
-        Ok(self.token(Tok::Square(SquareToken::Num(n)), start, end))
-    }
-
-    /// An alphanumeric square or move; `base` is `b'a'`, or `b'A'` for a lenient uppercase one.
-    fn lex_alpha(&mut self, start: usize, base: u8) -> Result<Token<'a>, LexFail> {
-        let file_of = |c: u8| (c >= base && c < base + 8).then(|| c - base);
-        let rank_of = |c: u8| (b'1'..=b'8').contains(&c).then(|| c - b'0');
-        let file = self.b[start] - base;
-        let (tok, end) = match (rank_of(self.at(start + 1)), file_of(self.at(start + 1))) {
-            (Some(rank), _) => {
-                let from = SquareToken::Alg { file, rank };
-                match (file_of(self.at(start + 2)), rank_of(self.at(start + 3))) {
-                    (Some(f2), Some(r2)) => (
-                        Tok::AlphaMove(from, SquareToken::Alg { file: f2, rank: r2 }),
-                        start + 4,
-                    ),
-                    _ => (Tok::Square(from), start + 2),
-                }
-            }
-            (None, Some(to_file)) if self.lenient => match rank_of(self.at(start + 2)) {
-                Some(rank) => {
-                    self.warn_once(
-                        ONCE_COMPACT,
-                        start,
-                        "Russian compact notation ('ed4': file of the piece, destination)"
-                            .to_string(),
-                    );
-                    let to = SquareToken::Alg {
-                        file: to_file,
-                        rank,
-                    };
-                    (Tok::Compact { file, to }, start + 3)
-                }
-                None => return Err(self.not_a_token(start)),
-            },
-            _ => return Err(self.not_a_token(start)),
-        };
-        if is_word_char(self.at(end)) && self.at(end) != b'x' {
-            return Err(self.not_a_token(start));
-        }
-        if base == b'A' {
-            self.warn_once(ONCE_UPPERCASE, start, "uppercase square names".to_string());
-        }
-        Ok(self.token(tok, start, end))
-    }
-
-    fn not_a_token(&mut self, start: usize) -> LexFail {
-        let word = self.word_at(start);
-        self.bad_word(start, format!("'{word}' is not a PDN token"))
-    }
-
-    /// After a `[`: `Name "value"]`. Returns the name and the unescaped value.
-    fn read_tag(&mut self) -> Result<(&'a str, String), PdnError> {
-        self.skip_trivia();
-        let name_start = self.pos;
-        let first = self.at(name_start);
-        let first_ok = first.is_ascii_uppercase()
-            || (self.lenient && (first.is_ascii_lowercase() || first == b'_'));
-        if !first_ok {
-            let (kind, msg) = (
-                PdnErrorKind::InvalidTag,
-                "a tag name (an uppercase letter, then letters, digits, '_') must follow '['",
-            );
-            return Err(self.error_at(name_start, kind, msg.to_string()));
-        }
-        let len = self.b[name_start..]
-            .iter()
-            .take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_')
-            .count();
-        let name = &self.src[name_start..name_start + len];
-        if !first.is_ascii_uppercase() {
-            self.warn_at(
-                name_start,
-                format!("tag name '{name}' does not start uppercase"),
-            );
-        }
-        self.pos = name_start + len;
-        self.skip_trivia();
-        let value_start = self.pos;
-        let value = if self.at(value_start) == b'"' {
-            match self.read_quoted_value(value_start)? {
-                Some(value) => value,
-                None => return Ok((name, self.unclosed_quote_value(name, value_start)?)),
-            }
-        } else if self.lenient && self.at(value_start) != b']' {
-            // `[Round 17]`, `[Game # 612]`: the value runs to the `]` on the same line.
-            let len = self.b[value_start..]
-                .iter()
-                .position(|&c| matches!(c, b']' | b'\n' | b'\r' | b'['));
-            match len {
-                Some(len) if self.at(value_start + len) == b']' => {
-                    let value = self.src[value_start..value_start + len].trim_end();
-                    self.warn_at(value_start, format!("tag value '{value}' without quotes"));
-                    self.pos = value_start + len;
-                    value.to_string()
-                }
-                _ => {
-                    let msg = format!("tag '{name}' is not closed by ']' on its line");
-                    return Err(self.error_at(value_start, PdnErrorKind::InvalidTag, msg));
-                }
-            }
-        } else {
-            let msg = format!("tag '{name}' needs a value in double quotes");
-            return Err(self.error_at(value_start, PdnErrorKind::InvalidTag, msg));
-        };
-        self.skip_trivia();
-        if self.at(self.pos) != b']' {
-            let at = self.pos;
-            let msg = format!("tag '{name}' is not closed by ']'");
-            return Err(self.error_at(at, PdnErrorKind::InvalidTag, msg));
-        }
-        self.pos += 1;
-        Ok((name, value))
-    }
-
-    /// The quoted value of a tag and the `]` after it. Returns `None` when, in a lenient read, the
-    /// value looks like one whose closing quote is missing (the caller then reads it again).
-    fn read_quoted_value(&mut self, start: usize) -> Result<Option<String>, PdnError> {
-        let saved = self.save();
-        let value = match self.read_string(start) {
-            Ok(value) => value,
-            Err(_) if self.lenient => {
-                self.restore(saved);
-                return Ok(None);
-            }
-            Err(e) => return Err(e),
-        };
-        let save_after = self.save();
-        self.skip_trivia();
-        let closed = self.at(self.pos) == b']';
-        self.restore(save_after);
-        if !closed && self.lenient && self.line_of_closes(start) {
-            self.restore(saved);
-            return Ok(None);
-        }
-        Ok(Some(value))
-    }
-
-    /// Whether the line of byte `start` ends with `]` (ignoring trailing whitespace).
-    fn line_of_closes(&self, start: usize) -> bool {
-        let rest = &self.src[start..];
-        let line = &rest[..rest.find(['\n', '\r']).unwrap_or(rest.len())];
-        line.trim_end().ends_with(']')
-    }
-
-    /// Lenient `[Round "11.1]`: the value runs from the quote to the last `]` on the line; moves
-    /// past that `]`.
-    fn unclosed_quote_value(&mut self, name: &str, start: usize) -> Result<String, PdnError> {
-        let rest = &self.src[start + 1..];
-        let line = &rest[..rest.find(['\n', '\r']).unwrap_or(rest.len())];
-        let Some(close) = line.rfind(']') else {
-            let msg = format!("the value of tag '{name}' is never closed by '\"'");
-            return Err(self.error_at(start, PdnErrorKind::Unterminated, msg));
-        };
-        let value = line[..close].trim_end_matches('"').to_string();
-        self.warn_at(
-            start,
-            format!("the value of tag '{name}' lacks its closing quote"),
-        );
-        self.pos = start + 1 + close + 1;
-        Ok(value)
-    }
-
-    fn save(&self) -> (usize, usize, usize, usize, usize) {
-        (self.pos, self.line, self.line_start, self.col_pos, self.col)
-    }
-
-    fn restore(&mut self, s: (usize, usize, usize, usize, usize)) {
-        (self.pos, self.line, self.line_start, self.col_pos, self.col) = s;
-    }
-
-    /// A `"` string at `start`: `\"` stands for `"` and `\\` for `\`; any other backslash is kept
-    /// (file paths such as `C:\games` are common in tag values).
-    fn read_string(&mut self, start: usize) -> Result<String, PdnError> {
-        let mut value = String::new();
-        let mut i = start + 1;
-        let mut chunk = i;
-        loop {
-            match self.b.get(i) {
-                None => {
-                    let msg = "string '\"' is never closed".to_string();
-                    return Err(self.error_at(start, PdnErrorKind::Unterminated, msg));
-                }
-                Some(b'"') => break,
-                Some(b'\\') if matches!(self.at(i + 1), b'"' | b'\\') => {
-                    value.push_str(&self.src[chunk..i]);
-                    value.push(char::from(self.b[i + 1]));
-                    i += 2;
-                    chunk = i;
-                }
-                Some(_) => i += 1,
-            }
-        }
-        value.push_str(&self.src[chunk..i]);
-        self.advance_over(start, i + 1);
-        Ok(value)
-    }
-
-    /// Puts the lexer right after byte `to` has been skipped, counting lines on the way.
-    fn jump_to(&mut self, to: usize) {
-        let from = self.pos;
-        self.advance_over(from, to);
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Parser
-// ---------------------------------------------------------------------------------------------
 
 /// How a game's movetext ended.
 enum Ending<'a> {
@@ -787,6 +147,12 @@ pub struct Reader<'a> {
     /// Lenient: parentheses before this byte offset are known to be real variations.
     validated_until: usize,
     finished: bool,
+    /// After an error, skip to the next game instead of stopping.
+    skip_defective: bool,
+    /// Byte offset where the game being read starts (where a skip must get past).
+    game_start: usize,
+    /// Whether the game being read is still in its tags (its movetext not begun).
+    in_tags: bool,
     /// Lenient: a tag that repeated a name of the header it was in, so it opens the next game.
     carried_tag: Option<(&'a str, String, Token<'a>)>,
     /// Reused for every move, so that reading allocates nothing per move.
@@ -814,6 +180,9 @@ impl<'a> Reader<'a> {
             trial: false,
             validated_until: 0,
             finished: false,
+            skip_defective: false,
+            game_start: 0,
+            in_tags: false,
             carried_tag: None,
             move_buf: MoveToken {
                 squares: Vec::with_capacity(4),
@@ -824,20 +193,57 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A reader that, instead of stopping at the first error, reports a game with an error to
+    /// [`Visitor::defective_game`] and goes on with the next game (at the next `[` that begins a
+    /// line, or right after the next result token), so that one defective game does not cost
+    /// the others. A lenient reader then also repairs the common defects whose meaning is clear,
+    /// reporting each as a warning of kind [`PdnErrorKind::Repaired`]: moves written as
+    /// placeholders (`1. - - 2. - -`, moves unknown: a game without moves) and a comment without
+    /// braces glued to the last move (`8-11Redoverstepped...`). It also takes a comment that
+    /// runs over the tags of a following game for what it is, a comment that lost its `}`.
+    pub fn skipping_defective_games(mut self) -> Self {
+        self.skip_defective = true;
+        self.lex.recovering_games = true;
+        self
+    }
+
     /// Reads the next game, calling `visitor` for each of its elements. `Ok(None)` at the end of
-    /// the input. After an error the reader stops: later calls return `Ok(None)`.
+    /// the input. After an error the reader stops: later calls return `Ok(None)` (unless it
+    /// skips defective games: then the error goes to [`Visitor::defective_game`], the call
+    /// returns `Ok(Some(()))` and the next call reads the next game).
     pub fn read_game<V: Visitor>(&mut self, visitor: &mut V) -> Result<Option<()>, PdnError> {
         if self.finished {
             return Ok(None);
         }
         let result = self.game(visitor);
-        if !matches!(result, Ok(Some(()))) {
-            self.finished = true;
+        match result {
+            Err(error) if self.skip_defective => {
+                self.skip_to_next_game();
+                visitor.defective_game(&error, self.lex.line);
+                Ok(Some(()))
+            }
+            Ok(Some(())) => Ok(Some(())),
+            _ => {
+                self.finished = true;
+                result
+            }
         }
-        result
     }
 
-    /// Reads all remaining games; returns how many there were.
+    /// After an error in the game that started at `game_start`: moves to where the next game
+    /// starts, always past `game_start` so that reading advances.
+    fn skip_to_next_game(&mut self) {
+        let from = self.peeked.map_or(self.lex.pos(), |t| t.start);
+        let from = from.min(self.lex.pos()).max(self.game_start + 1);
+        let to = self.lex.resume_point(from, self.in_tags);
+        self.peeked = None;
+        self.carried_tag = None;
+        self.lex.warnings.clear();
+        self.lex.seek(to);
+    }
+
+    /// Reads all remaining games; returns how many there were (in a read that skips defective
+    /// games, counting the defective ones).
     pub fn read_all<V: Visitor>(&mut self, visitor: &mut V) -> Result<usize, PdnError> {
         let mut games = 0;
         while self.read_game(visitor)?.is_some() {
@@ -886,6 +292,12 @@ impl<'a> Reader<'a> {
 
     fn game<V: Visitor>(&mut self, v: &mut V) -> Result<Option<()>, PdnError> {
         self.lex.once = 0;
+        self.in_tags = true;
+        self.game_start = match (&self.carried_tag, self.peeked) {
+            (Some((_, _, open)), _) => open.start,
+            (None, Some(t)) => t.start,
+            (None, None) => self.lex.pos(),
+        };
         if let Some((name, value, at)) = self.carried_tag.take() {
             v.begin_game(at.line);
             v.tag(name, &value);
@@ -944,6 +356,7 @@ impl<'a> Reader<'a> {
             tag_names.push(name);
         }
         let tags = tag_names.len();
+        self.in_tags = false;
         v.begin_movetext();
         let mut items = early_comments.len();
         for (_, text) in early_comments {
@@ -993,11 +406,17 @@ impl<'a> Reader<'a> {
         let mut open: Vec<(usize, Token<'a>)> = Vec::new();
         let mut items = 0usize;
         let mut last_item = None;
+        let mut mainline_moves = 0usize;
         loop {
             let t = self.peek(v)?;
             match t.tok {
                 Tok::MoveNumber { number, black } => {
                     self.bump();
+                    if mainline_moves == 0 && open.is_empty() && self.placeholder_moves(v, &t)? {
+                        // `1. - - 2. - -` repaired: moves unknown; the result comes next.
+                        items += 1;
+                        continue;
+                    }
                     v.move_number(number, black);
                     if !self.after_move_number(v, &t, open.is_empty())? {
                         // Lenient `1. 1-0`: an empty game; the result comes next.
@@ -1006,10 +425,12 @@ impl<'a> Reader<'a> {
                     let span = self.game_move(v)?;
                     last_item = Some((t.start, span.1));
                     items += 1;
+                    mainline_moves += usize::from(open.is_empty());
                 }
                 Tok::Square(_) | Tok::AlphaMove(..) | Tok::Compact { .. } | Tok::Ellipsis => {
                     last_item = Some(self.game_move(v)?);
                     items += 1;
+                    mainline_moves += usize::from(open.is_empty());
                 }
                 Tok::Strength(mark) => {
                     let msg = format!("move strength '{mark}' without a move before it");
@@ -1098,6 +519,25 @@ impl<'a> Reader<'a> {
                 }
             }
         }
+    }
+
+    /// Whether the move number `number` starts a run of `- -` placeholders that a recovering
+    /// lenient read repairs (see [`Lexer::placeholder_moves_end`]); if so, moves past the run.
+    fn placeholder_moves<V: Visitor>(
+        &mut self,
+        v: &mut V,
+        number: &Token<'a>,
+    ) -> Result<bool, PdnError> {
+        if self.peek(v)?.tok != Tok::MoveSep {
+            return Ok(false);
+        }
+        let Some(end) = self.lex.placeholder_moves_end(number.start) else {
+            return Ok(false);
+        };
+        self.bump();
+        self.lex.seek(end);
+        self.flush_warnings(v);
+        Ok(true)
     }
 
     /// After a move number: checks that a move follows. Returns false when (leniently) the number
@@ -1299,838 +739,4 @@ fn matching_paren(b: &[u8], open: usize) -> Option<usize> {
         i += 1;
     }
     None
-}
-
-// ---------------------------------------------------------------------------------------------
-// Collecting games
-// ---------------------------------------------------------------------------------------------
-
-/// A move number as written before a move.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MoveNumber {
-    pub number: u32,
-    /// Written with three dots (`12...`): the second player's move.
-    pub black_to_move: bool,
-}
-
-/// A mainline move of a [`GameRecord`] with what was written around it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecordedMove {
-    pub token: MoveToken,
-    /// The move number written right before the move, if any.
-    pub number: Option<MoveNumber>,
-    /// The strength mark written right after the move (`!?`, `(?)`).
-    pub strength: Option<String>,
-    pub nags: Vec<u16>,
-    /// Comments between this move and the next mainline move (comments inside variations are
-    /// not kept).
-    pub comments_after: Vec<String>,
-    pub line: usize,
-    pub col: usize,
-    /// The FEN of a setup command written before this move (the last one, if several).
-    pub setup_before: Option<String>,
-}
-
-/// One game, mainline only: variations are read and checked but not kept.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GameRecord {
-    pub tags: Vec<(String, String)>,
-    pub start_line: usize,
-    /// Comments before the first mainline move.
-    pub initial_comments: Vec<String>,
-    pub moves: Vec<RecordedMove>,
-    /// Where `...` placeholders (omitted moves) stood: each entry is the number of moves before.
-    pub ellipses: Vec<usize>,
-    /// A setup command after the last move.
-    pub final_setup: Option<String>,
-    pub result: Option<GameResult>,
-    /// The result token as written (`2-0`, `1/2:1/2`, `*`).
-    pub result_text: Option<String>,
-    /// Deviations a lenient read accepted in this game.
-    pub warnings: Vec<PdnError>,
-}
-
-impl GameRecord {
-    /// The value of the first tag with this name.
-    pub fn tag(&self, name: &str) -> Option<&str> {
-        self.tags
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-/// A [`Visitor`] that collects [`GameRecord`]s.
-#[derive(Debug, Default)]
-pub struct RecordCollector {
-    pub games: Vec<GameRecord>,
-    current: GameRecord,
-    depth: usize,
-    pending_number: Option<MoveNumber>,
-    pending_setup: Option<String>,
-    /// Warnings reported before the game they belong to began.
-    early_warnings: Vec<PdnError>,
-    in_game: bool,
-}
-
-impl RecordCollector {
-    /// An empty collector; read games land in `games`.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
-impl Visitor for RecordCollector {
-    fn begin_game(&mut self, line: usize) {
-        self.current = GameRecord {
-            start_line: line,
-            warnings: std::mem::take(&mut self.early_warnings),
-            ..GameRecord::default()
-        };
-        self.depth = 0;
-        self.pending_number = None;
-        self.pending_setup = None;
-        self.in_game = true;
-    }
-    fn tag(&mut self, name: &str, value: &str) {
-        self.current
-            .tags
-            .push((name.to_string(), value.to_string()));
-    }
-    fn move_number(&mut self, number: u32, black_to_move: bool) {
-        if self.depth == 0 {
-            self.pending_number = Some(MoveNumber {
-                number,
-                black_to_move,
-            });
-        }
-    }
-    fn mv(&mut self, token: &MoveToken, line: usize, col: usize) {
-        if self.depth == 0 {
-            self.current.moves.push(RecordedMove {
-                token: token.clone(),
-                number: self.pending_number.take(),
-                strength: None,
-                nags: Vec::new(),
-                comments_after: Vec::new(),
-                line,
-                col,
-                setup_before: self.pending_setup.take(),
-            });
-        }
-    }
-    fn ellipsis(&mut self, _line: usize, _col: usize) {
-        if self.depth == 0 {
-            self.current.ellipses.push(self.current.moves.len());
-            // `1. ... 7-12`: the move after the placeholder is the second player's.
-            if let Some(n) = self.pending_number.as_mut() {
-                n.black_to_move = true;
-            }
-        }
-    }
-    fn strength(&mut self, mark: &str) {
-        if self.depth == 0 {
-            if let Some(m) = self.current.moves.last_mut() {
-                m.strength = Some(mark.to_string());
-            }
-        }
-    }
-    fn nag(&mut self, nag: u16) {
-        if self.depth == 0 {
-            if let Some(m) = self.current.moves.last_mut() {
-                m.nags.push(nag);
-            }
-        }
-    }
-    fn comment(&mut self, text: &str) {
-        if self.depth == 0 {
-            match self.current.moves.last_mut() {
-                Some(m) => m.comments_after.push(text.to_string()),
-                None => self.current.initial_comments.push(text.to_string()),
-            }
-        }
-    }
-    fn begin_variation(&mut self) {
-        self.depth += 1;
-    }
-    fn end_variation(&mut self) {
-        self.depth = self.depth.saturating_sub(1);
-    }
-    fn setup(&mut self, fen: &str) {
-        if self.depth == 0 {
-            self.pending_setup = Some(fen.to_string());
-        }
-    }
-    fn result(&mut self, result: GameResult, text: &str) {
-        self.current.result = Some(result);
-        self.current.result_text = Some(text.to_string());
-    }
-    fn end_game(&mut self) {
-        self.current.final_setup = self.pending_setup.take();
-        self.games.push(std::mem::take(&mut self.current));
-        self.in_game = false;
-    }
-    fn warning(&mut self, warning: &PdnError) {
-        if self.in_game {
-            self.current.warnings.push(warning.clone());
-        } else {
-            self.early_warnings.push(warning.clone());
-        }
-    }
-}
-
-/// Reads every game of `text` into records.
-pub fn read_games(text: &str, mode: ReadMode) -> Result<Vec<GameRecord>, PdnError> {
-    let mut collector = RecordCollector::new();
-    Reader::with_mode(text, mode).read_all(&mut collector)?;
-    Ok(collector.games)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn strict(text: &str) -> Vec<GameRecord> {
-        read_games(text, ReadMode::Strict).unwrap_or_else(|e| panic!("{e}\n{text}"))
-    }
-
-    fn lenient(text: &str) -> Vec<GameRecord> {
-        read_games(text, ReadMode::Lenient).unwrap_or_else(|e| panic!("{e}\n{text}"))
-    }
-
-    fn strict_err(text: &str) -> PdnError {
-        match read_games(text, ReadMode::Strict) {
-            Ok(games) => panic!("accepted: {text:?} -> {games:?}"),
-            Err(e) => e,
-        }
-    }
-
-    fn lenient_err(text: &str) -> PdnError {
-        match read_games(text, ReadMode::Lenient) {
-            Ok(games) => panic!("accepted leniently: {text:?} -> {games:?}"),
-            Err(e) => e,
-        }
-    }
-
-    fn texts(game: &GameRecord) -> Vec<&str> {
-        game.moves.iter().map(|m| m.token.text.as_str()).collect()
-    }
-
-    /// Records every call, to check the order of events.
-    #[derive(Default)]
-    struct Log(Vec<String>);
-    impl Visitor for Log {
-        fn begin_game(&mut self, line: usize) {
-            self.0.push(format!("begin@{line}"));
-        }
-        fn tag(&mut self, name: &str, value: &str) {
-            self.0.push(format!("tag {name}={value}"));
-        }
-        fn begin_movetext(&mut self) {
-            self.0.push("movetext".into());
-        }
-        fn move_number(&mut self, number: u32, black: bool) {
-            self.0
-                .push(format!("#{number}{}", if black { "..." } else { "." }));
-        }
-        fn mv(&mut self, token: &MoveToken, line: usize, col: usize) {
-            self.0.push(format!("mv {}@{line}:{col}", token.text));
-        }
-        fn ellipsis(&mut self, _: usize, _: usize) {
-            self.0.push("...".into());
-        }
-        fn strength(&mut self, mark: &str) {
-            self.0.push(format!("strength {mark}"));
-        }
-        fn nag(&mut self, nag: u16) {
-            self.0.push(format!("${nag}"));
-        }
-        fn comment(&mut self, text: &str) {
-            self.0.push(format!("{{{text}}}"));
-        }
-        fn begin_variation(&mut self) {
-            self.0.push("(".into());
-        }
-        fn end_variation(&mut self) {
-            self.0.push(")".into());
-        }
-        fn setup(&mut self, fen: &str) {
-            self.0.push(format!("setup {fen}"));
-        }
-        fn result(&mut self, result: GameResult, text: &str) {
-            self.0.push(format!("result {result:?} {text}"));
-        }
-        fn end_game(&mut self) {
-            self.0.push("end".into());
-        }
-        fn warning(&mut self, w: &PdnError) {
-            self.0.push(format!("warning {}", w.message));
-        }
-    }
-
-    fn log(text: &str, mode: ReadMode) -> Vec<String> {
-        let mut log = Log::default();
-        Reader::with_mode(text, mode).read_all(&mut log).unwrap();
-        log.0
-    }
-
-    #[test]
-    fn reads_a_simple_game_into_a_record() {
-        let text = "[Event \"Test\"]\n[Result \"1-0\"]\n\n1. 11-15 23-19 2. 8-11 22-17 1-0\n";
-        let games = strict(text);
-        assert_eq!(games.len(), 1);
-        let g = &games[0];
-        assert_eq!(g.tag("Event"), Some("Test"));
-        assert_eq!(g.start_line, 1);
-        assert_eq!(texts(g), ["11-15", "23-19", "8-11", "22-17"]);
-        assert_eq!(
-            g.moves[0].token.squares,
-            [SquareToken::Num(11), SquareToken::Num(15)]
-        );
-        assert!(!g.moves[0].token.capture);
-        assert_eq!(
-            g.moves[0].number,
-            Some(MoveNumber {
-                number: 1,
-                black_to_move: false
-            })
-        );
-        assert_eq!(g.moves[1].number, None);
-        assert_eq!((g.moves[2].line, g.moves[2].col), (4, 19));
-        assert_eq!(g.result, Some(GameResult::FirstPlayerWin));
-        assert_eq!(g.result_text.as_deref(), Some("1-0"));
-    }
-
-    #[test]
-    fn visitor_sees_events_in_order() {
-        let text =
-            "[White \"A\"]\n1. 32-28! $1 {good} (1. 33-29 {also}) 19-23 /FEN \"W:W31:B1\"/ 2-0";
-        let expected = [
-            "begin@1",
-            "tag White=A",
-            "movetext",
-            "#1.",
-            "mv 32-28@2:4",
-            "strength !",
-            "$1",
-            "{good}",
-            "(",
-            "#1.",
-            "mv 33-29@2:25",
-            "{also}",
-            ")",
-            "mv 19-23@2:39",
-            "setup W:W31:B1",
-            "result FirstPlayerWin 2-0",
-            "end",
-        ];
-        assert_eq!(log(text, ReadMode::Strict), expected);
-    }
-
-    #[test]
-    fn black_move_numbers_and_ellipsis() {
-        let g = &strict("12... 20-25 13. 33-28 *")[0];
-        assert_eq!(
-            g.moves[0].number,
-            Some(MoveNumber {
-                number: 12,
-                black_to_move: true
-            })
-        );
-        assert_eq!(
-            g.moves[1].number,
-            Some(MoveNumber {
-                number: 13,
-                black_to_move: false
-            })
-        );
-        assert_eq!(g.result, Some(GameResult::Unknown));
-        // `1. ... 7-12` is the older way of writing `1... 7-12`.
-        let g = &strict("1. ... 7-12 2. 32-28 *")[0];
-        assert_eq!(g.ellipses, [0]);
-        assert_eq!(
-            g.moves[0].number,
-            Some(MoveNumber {
-                number: 1,
-                black_to_move: true
-            })
-        );
-        assert_eq!(texts(g), ["7-12", "32-28"]);
-    }
-
-    #[test]
-    fn captures_with_and_without_path() {
-        let g = &strict("23x14x7 15x22 a3:c5:e7 c3xe5 *")[0];
-        assert_eq!(texts(g), ["23x14x7", "15x22", "a3:c5:e7", "c3xe5"]);
-        let path: Vec<_> = [23, 14, 7].map(SquareToken::Num).into();
-        assert_eq!(g.moves[0].token.squares, path);
-        assert!(g.moves.iter().all(|m| m.token.capture));
-        assert_eq!(
-            g.moves[2].token.squares,
-            [
-                SquareToken::Alg { file: 0, rank: 3 },
-                SquareToken::Alg { file: 2, rank: 5 },
-                SquareToken::Alg { file: 4, rank: 7 }
-            ]
-        );
-    }
-
-    #[test]
-    fn alphanumeric_moves_without_separator() {
-        // The official suite's alphanumeric.pdn.
-        let g = &strict("1.a3b4\n")[0];
-        assert_eq!(texts(g), ["a3b4"]);
-        let sq = &g.moves[0].token.squares;
-        assert_eq!(
-            sq,
-            &[
-                SquareToken::Alg { file: 0, rank: 3 },
-                SquareToken::Alg { file: 1, rank: 4 }
-            ]
-        );
-        assert_eq!(g.moves[0].token.compact_from_file, None);
-    }
-
-    #[test]
-    fn strength_marks_including_the_parenthesised_form() {
-        // The official suite's movestrength.pdn: `(!?!!!)` is a mark, not a variation.
-        let g = &strict("1.32-28!? 19-23(!?!!!) 2.28x19 *")[0];
-        let marks: Vec<_> = g.moves.iter().map(|m| m.strength.as_deref()).collect();
-        assert_eq!(marks, [Some("!?"), Some("(!?!!!)"), None]);
-        assert_eq!(strict_err("{x} !").kind, PdnErrorKind::UnexpectedToken);
-    }
-
-    #[test]
-    fn nags_attach_to_the_move_before() {
-        let g = &strict("32-28 $12 $1 19-23 *")[0];
-        assert_eq!(g.moves[0].nags, [12, 1]);
-        assert_eq!(strict_err("32-28 $ *").kind, PdnErrorKind::InvalidToken);
-        assert_eq!(
-            strict_err("32-28 $99999 *").kind,
-            PdnErrorKind::NumberOutOfRange
-        );
-    }
-
-    #[test]
-    fn comments_span_lines_and_keep_positions_right() {
-        let text = "{ a comment\nover two lines } 32-28 {after}\n  19-23 % a line comment 40-50\n*";
-        let g = &strict(text)[0];
-        assert_eq!(g.initial_comments, [" a comment\nover two lines "]);
-        assert_eq!(g.moves[0].comments_after, ["after"]);
-        assert_eq!((g.moves[0].line, g.moves[0].col), (2, 18));
-        assert_eq!((g.moves[1].line, g.moves[1].col), (3, 3));
-        assert_eq!(texts(g), ["32-28", "19-23"]);
-    }
-
-    #[test]
-    fn variations_are_checked_but_not_recorded() {
-        // The official suite's variation.pdn.
-        let text = "32-28 19-23 (18-23 38-32 (37-32? 23-29! { Black wins }) 12-18) 28x19 14x23";
-        let g = &strict(text)[0];
-        assert_eq!(texts(g), ["32-28", "19-23", "28x19", "14x23"]);
-        assert!(g.moves[1].comments_after.is_empty());
-        assert_eq!(strict_err("32-28 () 19-23").kind, PdnErrorKind::Empty);
-        assert_eq!(
-            strict_err("32-28 (19-23").kind,
-            PdnErrorKind::UnbalancedVariation
-        );
-        assert_eq!(
-            strict_err("32-28 19-23)").kind,
-            PdnErrorKind::UnbalancedVariation
-        );
-        assert_eq!(
-            strict_err("32-28 (19-23 1-0)").kind,
-            PdnErrorKind::UnbalancedVariation
-        );
-    }
-
-    #[test]
-    fn deep_nesting_does_not_overflow_the_stack() {
-        let text = format!(
-            "32-28 {}19-23{} *",
-            "(".repeat(100_000),
-            ")".repeat(100_000)
-        );
-        assert_eq!(strict(&text)[0].moves.len(), 1);
-        let text = format!("32-28 {} *", "(".repeat(100_000));
-        assert_eq!(strict_err(&text).kind, PdnErrorKind::UnbalancedVariation);
-        assert_eq!(lenient_err(&text).kind, PdnErrorKind::UnbalancedVariation);
-    }
-
-    #[test]
-    fn setup_commands() {
-        let g = &strict("1.31-26 17-21 /FEN \"B:B1-16,18-21:W26,28,33-50\"/ 2. 32-28 *")[0];
-        assert_eq!(
-            g.moves[2].setup_before.as_deref(),
-            Some("B:B1-16,18-21:W26,28,33-50")
-        );
-        let g = &strict("32-28 /FEN \"B::\"/ *")[0];
-        assert_eq!(g.final_setup.as_deref(), Some("B::"));
-        assert_eq!(
-            strict_err("32-28 /W:W31:B1/ *").kind,
-            PdnErrorKind::InvalidSetup
-        );
-        assert_eq!(
-            strict_err("32-28 /FEN \"W").kind,
-            PdnErrorKind::Unterminated
-        );
-    }
-
-    #[test]
-    fn all_standard_results() {
-        let cases = [
-            ("1-0", GameResult::FirstPlayerWin),
-            ("2-0", GameResult::FirstPlayerWin),
-            ("0-1", GameResult::SecondPlayerWin),
-            ("0-2", GameResult::SecondPlayerWin),
-            ("1/2-1/2", GameResult::Draw),
-            ("1-1", GameResult::Draw),
-            ("0-0", GameResult::DoubleForfeit),
-            ("*", GameResult::Unknown),
-        ];
-        for (text, result) in cases {
-            let g = &strict(&format!("32-28 {text}"))[0];
-            assert_eq!(
-                (g.result, g.result_text.as_deref()),
-                (Some(result), Some(text))
-            );
-        }
-        // `1-10` is a move, `1-1` before something else a result.
-        let g = &strict("1-10 1-1")[0];
-        assert_eq!(texts(g), ["1-10"]);
-        assert_eq!(g.result, Some(GameResult::Draw));
-        // Results are game separators.
-        let games = strict("32-28 1-0 33-28 0-2 [Event \"x\"] *");
-        assert_eq!(games.len(), 3);
-        assert_eq!(games[2].tag("Event"), Some("x"));
-        assert_eq!(strict_err("32-28 1-0 1-0").kind, PdnErrorKind::Empty);
-    }
-
-    #[test]
-    fn russian_results_only_when_lenient() {
-        let e = strict_err("cb4 fg5 1:0");
-        assert_eq!(e.kind, PdnErrorKind::InvalidToken);
-        let e = strict_err("c3-b4 f6-g5 1/2:1/2");
-        assert!(e.message.contains("not a PDN 3.0 result"), "{e}");
-        let g = &lenient("c3-b4 f6-g5 1/2:1/2")[0];
-        assert_eq!(
-            (g.result, g.result_text.as_deref()),
-            (Some(GameResult::Draw), Some("1/2:1/2"))
-        );
-        assert_eq!(g.warnings.len(), 1);
-        // Strictly, `1:1` is a (nonsensical) capture from 1 to 1, as far as syntax goes.
-        assert_eq!(texts(&strict("1:1 *")[0]), ["1:1"]);
-    }
-
-    #[test]
-    fn tags_with_escapes_on_one_line_and_without_movetext() {
-        // The official suite's string.pdn, and a game ending at the end of the input.
-        let text = "[White \"This is a string with an escaped character \\\"\"] 32-28";
-        let g = &strict(text)[0];
-        assert_eq!(
-            g.tag("White"),
-            Some("This is a string with an escaped character \"")
-        );
-        assert_eq!(g.result, None);
-        let g = &strict("[A \"back\\\\slash \\n kept\"][B \"x\"]")[0];
-        assert_eq!(
-            g.tags,
-            [
-                ("A".into(), "back\\slash \\n kept".into()),
-                ("B".into(), "x".into())
-            ]
-        );
-        assert!(g.moves.is_empty());
-        let games = strict("[FEN \"W:W31-50:B1-20\"]\r\n*\r\n\r\n[FEN \"?:W29:B22\"]\r\n*\r\n");
-        assert_eq!(games.len(), 2);
-        assert_eq!(games[1].start_line, 4);
-        assert_eq!(strict_err("[event \"x\"]").kind, PdnErrorKind::InvalidTag);
-        assert_eq!(strict_err("[Event x]").kind, PdnErrorKind::InvalidTag);
-        assert_eq!(strict_err("[Event \"x\"").kind, PdnErrorKind::InvalidTag);
-        assert_eq!(strict_err("[Event \"x]\n").kind, PdnErrorKind::Unterminated);
-    }
-
-    #[test]
-    fn real_world_layout() {
-        // BOM, CRLF, blank lines, no tags, moves split over lines and with spaces inside.
-        let text = "\u{feff}\r\n\r\n1. 32-\r\n28 19 -23\r\n 2. 1- 7 01-06 *\r\n\r\n\r\n33-28 *";
-        let games = strict(text);
-        assert_eq!(games.len(), 2);
-        assert_eq!(texts(&games[0]), ["32-28", "19-23", "1-7", "01-06"]);
-        assert_eq!(
-            games[0].moves[3].token.squares,
-            [SquareToken::Num(1), SquareToken::Num(6)]
-        );
-        assert_eq!((games[0].moves[0].line, games[0].moves[0].col), (3, 4));
-        assert_eq!(games[1].start_line, 8);
-    }
-
-    #[test]
-    fn reader_returns_none_at_the_end_and_after_an_error() {
-        let mut reader = Reader::new("32-28 * 33-28 *");
-        let mut c = RecordCollector::new();
-        assert_eq!(reader.read_game(&mut c), Ok(Some(())));
-        assert_eq!(reader.read_game(&mut c), Ok(Some(())));
-        assert_eq!(reader.read_game(&mut c), Ok(None));
-        assert_eq!(c.games.len(), 2);
-        let mut reader = Reader::new("32-28 } 33-28 *");
-        assert!(reader.read_game(&mut c).is_err());
-        assert_eq!(reader.read_game(&mut c), Ok(None));
-        assert_eq!(Reader::new("").read_all(&mut c), Ok(0));
-        assert_eq!(
-            Reader::new(" \n% only a comment line\n").read_all(&mut c),
-            Ok(0)
-        );
-    }
-
-    #[test]
-    fn errors_name_line_and_character_column() {
-        let e = strict_err("[White \"Ñandú\"] {é} 32-28 . 19-23");
-        assert_eq!((e.line, e.col, e.kind), (1, 27, PdnErrorKind::InvalidToken));
-        assert_eq!(e.to_string(), "line 1, column 27: stray '.'");
-    }
-
-    #[test]
-    fn what_the_standard_forbids() {
-        let cases = [
-            (
-                "1. 33-29 19-23 2. 35-30 { nested { comment } }",
-                PdnErrorKind::UnmatchedBrace,
-            ),
-            ("1. 32-28 - - 2. 33-28", PdnErrorKind::IncompleteMove),
-            ("1. - - 2. - -", PdnErrorKind::MoveNumberWithoutMove),
-            ("1. 1-0", PdnErrorKind::MoveNumberWithoutMove),
-            ("1. 32-28 2.", PdnErrorKind::MoveNumberWithoutMove),
-            (
-                "32-28 19-23 [Event \"next\"]",
-                PdnErrorKind::MissingGameTerminator,
-            ),
-            ("32 28", PdnErrorKind::IncompleteMove),
-            ("32-", PdnErrorKind::IncompleteMove),
-            ("32-28x", PdnErrorKind::IncompleteMove),
-            ("x 32", PdnErrorKind::IncompleteMove),
-            ("123-28", PdnErrorKind::InvalidToken),
-            ("00-28", PdnErrorKind::InvalidToken),
-            // Longest match, as in the grammar's lexer: `0-2` is a result, so this is an empty
-            // game followed by `8`.
-            ("0-28", PdnErrorKind::Empty),
-            ("i3-b4", PdnErrorKind::InvalidToken),
-            ("a9-b4", PdnErrorKind::InvalidToken),
-            ("ed4 fe5", PdnErrorKind::InvalidToken),
-            ("E3-D4", PdnErrorKind::InvalidToken),
-            ("32-28 ; PGN comment", PdnErrorKind::InvalidToken),
-            ("32-28 {open", PdnErrorKind::Unterminated),
-            ("32-28 ]", PdnErrorKind::UnexpectedToken),
-            ("32-28 \"string\"", PdnErrorKind::InvalidToken),
-            ("99999999999. 32-28", PdnErrorKind::NumberOutOfRange),
-        ];
-        for (text, kind) in cases {
-            assert_eq!(strict_err(text).kind, kind, "{text}");
-        }
-        let e = strict_err("64. 38-32 13-19 4-6\n\n[Event \"next\"]");
-        assert_eq!((e.line, e.col), (3, 1));
-        assert!(e.message.contains("'4-6'"), "{e}");
-    }
-
-    #[test]
-    fn lenient_deviations_are_accepted_with_warnings() {
-        // Russian compact and uppercase notation.
-        let g = &lenient("1. ed4 gg7 2. E3-D4 F6:H4 *")[0];
-        assert_eq!(texts(g), ["ed4", "gg7", "E3-D4", "F6:H4"]);
-        assert_eq!(g.moves[0].token.compact_from_file, Some(4));
-        assert_eq!(
-            g.moves[0].token.squares,
-            [SquareToken::Alg { file: 3, rank: 4 }]
-        );
-        assert_eq!(g.moves[1].token.compact_from_file, Some(6));
-        assert_eq!(
-            g.moves[2].token.squares[0],
-            SquareToken::Alg { file: 4, rank: 3 }
-        );
-        assert!(g.moves[3].token.capture);
-        assert_eq!(
-            g.warnings.len(),
-            2,
-            "one per kind and game: {:?}",
-            g.warnings
-        );
-        assert!(g.warnings.iter().all(|w| w.kind == PdnErrorKind::Deviation));
-
-        // Tags: no quotes, lowercase name, a missing closing quote.
-        let g = &lenient("[Round 17]\n[Game # 612]\n[event \"e\"]\n[Date \"1.1]\n32-28 *")[0];
-        let tags: Vec<_> = g
-            .tags
-            .iter()
-            .map(|(n, v)| (n.as_str(), v.as_str()))
-            .collect();
-        assert_eq!(
-            tags,
-            [
-                ("Round", "17"),
-                ("Game", "# 612"),
-                ("event", "e"),
-                ("Date", "1.1")
-            ]
-        );
-        assert_eq!(g.warnings.len(), 4);
-
-        // A comment above the tags, one between number and move, a `;` comment.
-        let games = lenient("{ file comment }\n[Event \"a\"]\n1. {lost} 10-14 ; rest of line\n*");
-        assert_eq!(games.len(), 1);
-        assert_eq!(games[0].initial_comments, [" file comment ", "lost"]);
-        assert_eq!(games[0].moves[0].comments_after, [" rest of line"]);
-
-        // `1. 1-0` as an empty game; a missing result before the next tags; repeated headers.
-        let games =
-            lenient("[Event \"a\"]\n1. 1-0\n[Event \"b\"]\n32-28\n[Event \"c\"]\n[Event \"d\"]\n*");
-        let events: Vec<_> = games.iter().map(|g| g.tag("Event").unwrap()).collect();
-        assert_eq!(events, ["a", "b", "c", "d"]);
-        assert_eq!(
-            (games[0].moves.len(), games[0].result),
-            (0, Some(GameResult::FirstPlayerWin))
-        );
-        assert_eq!(games[1].result, None);
-        assert_eq!(games[3].start_line, 6);
-
-        // Free text in parentheses, next to a real variation.
-        let g = &lenient("9-13 22-18 (Roberto's first choice, 1.) 11-16 (11-15 23-19) 18-14 *")[0];
-        assert_eq!(texts(g), ["9-13", "22-18", "11-16", "18-14"]);
-        assert_eq!(g.moves[1].comments_after, ["Roberto's first choice, 1."]);
-        assert_eq!(g.warnings.len(), 1);
-
-        // JSON-escaped line breaks between tags, and a garbled move number.
-        let g = &lenient("[Event \"a\"]\\n[Site \"b\"]\\n\n8. 37-31 26x37\n9n 32x41 19-23 *")[0];
-        assert_eq!(g.tag("Site"), Some("b"));
-        assert_eq!(texts(g), ["37-31", "26x37", "32x41", "19-23"]);
-        assert!(
-            g.warnings.iter().any(|w| w.message.contains("'9n'")),
-            "{:?}",
-            g.warnings
-        );
-    }
-
-    #[test]
-    fn lenient_mode_still_rejects_what_no_archive_needs() {
-        assert_eq!(
-            lenient_err("1. 33-29 { nested { comment } }").kind,
-            PdnErrorKind::UnmatchedBrace
-        );
-        assert_eq!(
-            lenient_err("1. - - 2. - - 1-0").kind,
-            PdnErrorKind::MoveNumberWithoutMove
-        );
-        assert_eq!(
-            lenient_err("5. 41-37 48x31 6.\n\n[Event \"x\"]").kind,
-            PdnErrorKind::MoveNumberWithoutMove
-        );
-        assert_eq!(
-            lenient_err("32-28 (19-23").kind,
-            PdnErrorKind::UnbalancedVariation
-        );
-        assert_eq!(lenient_err("32-28 {open").kind, PdnErrorKind::Unterminated);
-    }
-
-    #[test]
-    fn warnings_reach_the_visitor_within_their_game() {
-        let events = log("{top}\n[Event \"a\"]\n1. ed4 *", ReadMode::Lenient);
-        assert_eq!(events[0], "begin@1");
-        assert!(
-            events[1].starts_with("warning comment before the tags"),
-            "{events:?}"
-        );
-        assert_eq!(events[2], "{top}");
-        assert_eq!(events[3], "tag Event=a");
-        assert!(events
-            .iter()
-            .any(|e| e.starts_with("warning Russian compact")));
-    }
-
-    /// A small deterministic generator, so that the fuzz tests need no dependency.
-    struct XorShift(u64);
-    impl XorShift {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-    }
-
-    /// Reads `text` in both modes with a visitor that records everything; all that matters is
-    /// that it returns.
-    fn read_both(text: &str) {
-        for mode in [ReadMode::Strict, ReadMode::Lenient] {
-            let mut c = RecordCollector::new();
-            let _ = Reader::with_mode(text, mode).read_all(&mut c);
-            let _ = Reader::with_mode(text, mode).read_all(&mut Log::default());
-        }
-    }
-
-    const SAMPLE: &str =
-        "\u{feff}% header line\r\n{ Ünïcode comment }\n[Event \"E \\\"q\\\" \\\\\"]\n\
-        [Round 3]\n[FEN \"W:W31-50:B1-20\"]\n1. 32-28! 19-23 (18-23 38-32 (37-32? 23-29!) 12-18)\n\
-        2. 28x19 14x23 $4 3. a3b4 ed4 4. E3:G5 1- 7 /FEN \"B:W1:B2\"/ 5... 23x14x7(?) ; x\n\
-        (Prose, here.) 6. ... 12-18 1/2:1/2\n\n[Event \"2\"]\n1. 1-0 [Event \"3\"] 32-28 \\n 9n *";
-
-    #[test]
-    fn fuzz_random_bytes_never_panic() {
-        let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
-        let alphabet = b"0123456789-x:./!?()[]{}\"$*%;\\ \n\rabcdefghEFGHWB#\xc3\xa9\xff";
-        for _ in 0..20_000 {
-            let len = rng.below(160);
-            let bytes: Vec<u8> = if rng.below(2) == 0 {
-                (0..len)
-                    .map(|_| alphabet[rng.below(alphabet.len())])
-                    .collect()
-            } else {
-                (0..len).map(|_| rng.next() as u8).collect()
-            };
-            read_both(&String::from_utf8_lossy(&bytes));
-        }
-    }
-
-    #[test]
-    fn fuzz_truncations_and_mutations_of_real_text_never_panic() {
-        for (i, _) in SAMPLE.char_indices() {
-            read_both(&SAMPLE[..i]);
-            read_both(&SAMPLE[i..]);
-        }
-        let mut rng = XorShift(12345);
-        let pieces = [
-            "(", ")", "{", "}", "\"", "[", "]", "/", "1.", "...", "x", "-", "1-0", "\n",
-        ];
-        for _ in 0..5000 {
-            let mut text = SAMPLE.to_string();
-            for _ in 0..1 + rng.below(4) {
-                let mut at = rng.below(text.len() + 1);
-                while !text.is_char_boundary(at) {
-                    at -= 1;
-                }
-                if rng.below(2) == 0 {
-                    text.insert_str(at, pieces[rng.below(pieces.len())]);
-                } else {
-                    let mut end = (at + 1 + rng.below(6)).min(text.len());
-                    while !text.is_char_boundary(end) {
-                        end += 1;
-                    }
-                    text.replace_range(at..end, "");
-                }
-            }
-            read_both(&text);
-        }
-    }
-
-    #[test]
-    fn sample_reads_leniently_as_intended() {
-        let games = lenient(SAMPLE);
-        assert_eq!(games.len(), 3);
-        assert_eq!(games[0].tag("Event"), Some("E \"q\" \\"));
-        assert_eq!(games[0].moves.len(), 10);
-        assert_eq!(games[0].result_text.as_deref(), Some("1/2:1/2"));
-        assert_eq!(games[1].moves.len(), 0);
-        assert_eq!(texts(&games[2]), ["32-28"]);
-    }
 }

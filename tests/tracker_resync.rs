@@ -244,3 +244,21 @@ fn a_burst_of_misreads_that_looks_like_two_plies_is_not_recorded() {
     assert!(!t.is_suspecting());
     assert_eq!(t.record().unwrap().move_texts(), ["9-13"]);
 }
+
+#[test]
+fn plies_seen_only_a_moment_count_once_a_later_board_continues_them() {
+    // After 9-13 the camera sees 24-20 10-14 only briefly (the next hand came in), then the
+    // board after White's 22-18 too: the second board continues the first one's story.
+    let mut t = tolerant();
+    t.init();
+    still(&mut t, &after_first_move(), 0.0, 0.0);
+    let mut two = after_first_move();
+    two.slide((5, 6), (4, 7)).slide((2, 3), (3, 2));
+    assert!(still(&mut t, &two, 0.5, 0.5).is_empty(), "not yet: it may be a burst of misreads");
+    let mut three = two.clone();
+    three.slide((5, 2), (4, 3)); // 22-18
+    let seen = still(&mut t, &three, 0.8, 0.8);
+    assert_eq!(kinds(&seen), [EventKind::Move, EventKind::Move, EventKind::Move], "{seen:#?}");
+    assert_eq!(t.record().unwrap().move_texts(), ["9-13", "24-20", "10-14", "22-18"]);
+    assert!(!t.is_suspecting());
+}

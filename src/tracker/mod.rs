@@ -214,10 +214,8 @@ struct Hold {
     changed: u64,
 }
 
-/// A board not yet taken as it stands (tolerant mode): one that no legal story explains (an
-/// error once it has stayed `error_after` seconds; any board a legal story explains drops it),
-/// or one that only several plies explain (taken once it has stayed `infer_after` seconds, so
-/// that a burst of misreads that happens to look like a few moves is never recorded).
+/// A board no legal story explains, not yet an error (tolerant mode): it becomes one when it has
+/// stayed `error_after` seconds; any board that a legal story explains drops it.
 #[derive(Clone, Debug)]
 struct Suspect {
     /// The squares read confidently, and as what: the same board read again keeps the clock.
@@ -225,13 +223,18 @@ struct Suspect {
     /// When it was first seen (observation time, or the reading count for untimed input).
     since: f64,
     evidence: Evidence,
-    what: Suspicion,
+    kind: ErrorKind,
 }
 
+/// A board that only several plies explain, not yet taken (tolerant mode): its plies are
+/// recorded once it has stayed `infer_after` seconds, or when a later board shows them continued;
+/// so a burst of misreads that happens to look like a few moves never enters the record, while a
+/// board that stays only a moment before the next hand comes in still counts.
 #[derive(Clone, Debug)]
-enum Suspicion {
-    Error(ErrorKind),
-    Story(Story),
+struct PendingStory {
+    reads: [Option<SquareClass>; 64],
+    since: f64,
+    story: Story,
 }
 
 /// Plies that explain a board together (`Tracker::find_story`), with, per ply, the other moves
@@ -240,6 +243,13 @@ enum Suspicion {
 struct Story {
     line: Vec<Move>,
     alternatives: Vec<Vec<String>>,
+}
+
+impl Story {
+    /// Whether this story is `earlier` with more plies after it (the same moves first).
+    fn continues(&self, earlier: &Story) -> bool {
+        self.line.len() > earlier.line.len() && earlier.line.iter().zip(&self.line).all(|(a, b)| a.same_effect(b))
+    }
 }
 
 /// What a board that no single move explains is, as far as plies go.
@@ -305,6 +315,7 @@ pub struct Tracker {
     last_observation: Option<Observation>,
     last_evidence: Option<Evidence>,
     suspect: Option<Suspect>,
+    story: Option<PendingStory>,
     /// The clock of untimed observations: one second per observation.
     readings: u64,
 }
@@ -323,6 +334,7 @@ impl Tracker {
             last_observation: None,
             last_evidence: None,
             suspect: None,
+            story: None,
             readings: 0,
         }
     }
@@ -353,14 +365,19 @@ impl Tracker {
     /// Whether the board last seen is one no legal story explains, not yet an error: it will be
     /// one if it stays: feed the still board again as time passes (about every half second).
     pub fn is_suspecting(&self) -> bool {
-        self.suspect.is_some()
+        self.suspect.is_some() || self.story.is_some()
+    }
+
+    fn forget_suspicions(&mut self) {
+        self.suspect = None;
+        self.story = None;
     }
 
     /// Strict (the original program's referee) or tolerant mode; takes effect from the next
     /// observation.
     pub fn set_strict(&mut self, strict: bool) {
         self.config.strict = strict;
-        self.suspect = None;
+        self.forget_suspicions();
     }
 
     /// Every game so far: those ended by init or clear, then the current one.
@@ -498,7 +515,7 @@ impl Tracker {
             candidates: None,
         });
         self.last_evidence = None;
-        self.suspect = None;
+        self.forget_suspicions();
         tracing::debug!("Init new Board");
         tracing::debug!("Current player: {}", player_number(pos.to_move));
         // The seed's window starts again at line 1 with every init.
@@ -586,7 +603,7 @@ impl Tracker {
         g.accepted = Look::of(&pos, hidden);
         g.candidates = None;
         self.last_evidence = None;
-        self.suspect = None;
+        self.forget_suspicions();
         self.line_number = 0;
         let mut e = self.event(None, EventKind::Init, "Init Ready".into());
         e.fen = Some(fen);
@@ -610,7 +627,7 @@ impl Tracker {
         let accepted = Look::of(&pos, hidden_kings(&pos, uncrowned, self.config.kings));
         self.game.as_mut().expect("game").accepted = accepted;
         self.last_evidence = None;
-        self.suspect = None;
+        self.forget_suspicions();
         let mut e = self.event(None, EventKind::Back, format!("Back: Player{} to move", player_number(pos.to_move)));
         e.fen = Some(to_fen(&pos, &self.rules));
         e.current_player = Some(player_number(pos.to_move));
@@ -625,7 +642,7 @@ impl Tracker {
             }
         }
         self.last_evidence = None;
-        self.suspect = None;
+        self.forget_suspicions();
         vec![self.event(None, EventKind::Cleared, "Clear".into())]
     }
 
@@ -666,7 +683,10 @@ impl Tracker {
         // As the seed's `BoardIsNew`: the same board again says nothing new, except that time
         // passed over a board nothing explains.
         if self.last_evidence.as_ref() == Some(&evidence) {
-            self.check_suspect(now, obs.t, &mut events);
+            if self.is_suspecting() {
+                let reads = self.reads_of(&evidence);
+                self.check_suspect(&reads, now, obs.t, &mut events);
+            }
             return events;
         }
         self.last_evidence = Some(evidence.clone());
@@ -694,7 +714,7 @@ impl Tracker {
         }
         if !matches!(decision, Decision::Unexplained { .. }) {
             // A legal story explains the board: whatever looked wrong before was a misread.
-            self.suspect = None;
+            self.forget_suspicions();
         }
         match decision {
             Decision::Accept { best, near } => {
@@ -758,33 +778,35 @@ impl Tracker {
         std::array::from_fn(|sq| (DARK & bit(sq as u8) != 0).then(|| evidence.read(sq as u8, margin)).flatten())
     }
 
-    /// Whether several plies explain the board, and whether it has stayed long enough to take
-    /// them (`infer_after`; observations without a time are taken as still boards).
+    /// Whether several plies explain the board, and whether to take them now: when the board
+    /// has stayed `infer_after` seconds, when it continues the story of a board seen before, or
+    /// when it carries no time (taken as a still board).
     fn story_for(&mut self, evidence: &Evidence, now: f64, t: Option<f64>, after_error: bool) -> StoryCheck {
         let Some(story) = self.find_story(evidence, after_error) else { return StoryCheck::None };
         if t.is_none() {
             return StoryCheck::Ready(story);
         }
         let reads = self.reads_of(evidence);
-        let same_board =
-            self.suspect.as_ref().is_some_and(|s| s.reads == reads && matches!(s.what, Suspicion::Story(_)));
-        if !same_board {
-            self.suspect = Some(Suspect { reads, since: now, evidence: evidence.clone(), what: Suspicion::Story(story) });
-        }
-        let since = self.suspect.as_ref().map_or(now, |s| s.since);
-        if now - since >= self.config.infer_after {
-            match self.suspect.take().map(|s| s.what) {
-                Some(Suspicion::Story(story)) => StoryCheck::Ready(story),
-                _ => StoryCheck::None,
+        match &self.story {
+            Some(p) if p.reads == reads => {}
+            Some(p) if story.continues(&p.story) => {
+                self.story = None;
+                return StoryCheck::Ready(story);
             }
-        } else {
-            StoryCheck::Pending
+            _ => self.story = Some(PendingStory { reads, since: now, story }),
         }
+        self.take_story_if_stayed(now).map_or(StoryCheck::Pending, StoryCheck::Ready)
+    }
+
+    /// The pending story, if its board has stayed `infer_after` seconds.
+    fn take_story_if_stayed(&mut self, now: f64) -> Option<Story> {
+        let stayed = self.story.as_ref().is_some_and(|p| now - p.since >= self.config.infer_after);
+        stayed.then(|| self.story.take().map(|p| p.story)).flatten()
     }
 
     /// Record the plies of a story; after an error, as a resynchronisation.
     fn adopt_story(&mut self, story: Story, t: Option<f64>, events: &mut Vec<Event>) {
-        self.suspect = None;
+        self.forget_suspicions();
         let holding = self.game.as_ref().is_some_and(|g| g.hold.is_some());
         if holding {
             let g = self.game_mut();
@@ -805,12 +827,11 @@ impl Tracker {
     /// once as an unclear board); [`Tracker::check_suspect`] makes it an error if it stays.
     fn suspect_board(&mut self, kind: ErrorKind, evidence: Evidence, now: f64, t: Option<f64>, events: &mut Vec<Event>) {
         let reads = self.reads_of(&evidence);
-        let same_board =
-            self.suspect.as_ref().is_some_and(|s| s.reads == reads && matches!(s.what, Suspicion::Error(_)));
+        let same_board = self.suspect.as_ref().is_some_and(|s| s.reads == reads);
         if !same_board {
-            self.suspect = Some(Suspect { reads, since: now, evidence, what: Suspicion::Error(kind) });
+            self.suspect = Some(Suspect { reads, since: now, evidence, kind });
         }
-        self.check_suspect(now, t, events);
+        self.check_suspect(&reads, now, t, events);
         if !same_board && self.suspect.is_some() {
             // Not an error yet: say once that the board is unclear.
             let g = self.game_mut();
@@ -828,31 +849,30 @@ impl Tracker {
         }
     }
 
-    /// Time passed over a suspect board: a board nothing explains that has stayed `error_after`
-    /// seconds is a referee's error; one several plies explain that has stayed `infer_after`
-    /// seconds is taken as those plies.
-    fn check_suspect(&mut self, now: f64, t: Option<f64>, events: &mut Vec<Event>) {
-        let Some(suspect) = self.suspect.as_ref() else { return };
-        let wait = match suspect.what {
-            Suspicion::Error(_) => self.config.error_after,
-            Suspicion::Story(_) => self.config.infer_after,
-        };
-        if now - suspect.since < wait {
+    /// Time passed over a suspect board: one several plies explain that has stayed `infer_after`
+    /// seconds is taken as those plies; one nothing explains that has stayed `error_after`
+    /// seconds is a referee's error.
+    fn check_suspect(&mut self, reads: &[Option<SquareClass>; 64], now: f64, t: Option<f64>, events: &mut Vec<Event>) {
+        if self.game.as_ref().is_none_or(|g| g.over) {
+            return;
+        }
+        // Only the board itself staying counts, not time passing over another board.
+        if self.story.as_ref().is_some_and(|p| p.reads == *reads) {
+            if let Some(story) = self.take_story_if_stayed(now) {
+                self.adopt_story(story, t, events);
+            }
+            return;
+        }
+        let Some(suspect) = self.suspect.as_ref().filter(|s| s.reads == *reads) else { return };
+        if now - suspect.since < self.config.error_after {
             return;
         }
         let suspect = self.suspect.take().expect("checked");
-        let Some(g) = self.game.as_mut() else { return };
-        if g.over {
-            return;
-        }
-        match suspect.what {
-            Suspicion::Story(story) => self.adopt_story(story, t, events),
-            Suspicion::Error(_) if g.hold.is_some() => {}
-            Suspicion::Error(kind) => {
-                g.uncertain = false;
-                let side = g.pos.to_move;
-                self.raise(kind, side, &suspect.evidence, t, events);
-            }
+        let g = self.game.as_mut().expect("checked");
+        if g.hold.is_none() {
+            g.uncertain = false;
+            let side = g.pos.to_move;
+            self.raise(suspect.kind, side, &suspect.evidence, t, events);
         }
     }
 
@@ -1030,7 +1050,7 @@ impl Tracker {
     /// The hold has ended on a board legally reached from the last valid position: the
     /// resynchronising line, then the events of the moves it recorded (`moves`).
     fn resynchronised(&mut self, t: Option<f64>, moves: Vec<Event>, events: &mut Vec<Event>) {
-        self.suspect = None;
+        self.forget_suspicions();
         let g = self.game_mut();
         g.uncertain = false;
         g.candidates = None;
@@ -1060,7 +1080,7 @@ impl Tracker {
                 && Squares(changed).all(|sq| evidence.confident(sq, target.class_at(sq), th.margin))
         });
         let Some(target) = back_to else { return false };
-        self.suspect = None;
+        self.forget_suspicions();
         let g = self.game_mut();
         g.hold = None;
         if target != g.accepted {

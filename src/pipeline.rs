@@ -1,10 +1,13 @@
-//! From camera frames to moves: the vision watcher hands on still board states, which become
-//! tracker observations. One piece of glue shared by `replay` and the daemon.
-
-use opencv::core::Mat;
+//! One board's road from camera frames to the record: the vision watcher hands on still board
+//! states, which become tracker observations, which the [`Recorder`] judges, logs and writes down.
+//! `replay` (a video file) and the daemon (cameras, video files, streams) both run it, so that
+//! both write the same log and the same record for the same frames.
 
 use crate::draughts::rules::Rules;
-use crate::tracker::{Event, EventKind, Observation, Reading, Tracker};
+use crate::publish::recorder::{Recorder, StepError};
+use crate::publish::records::InputOrigin;
+use crate::tracker::{probabilities, Event, EventKind, Input, Observation, Reading, Tracker};
+use crate::vision::source::Frame;
 use crate::vision::{self, BoardView, FrameResult, Watcher};
 
 /// A still view as the tracker reads it. The view keeps playing squares at row + col odd; on
@@ -16,8 +19,8 @@ pub fn observation_from_view(view: &BoardView, rules: &Rules) -> Observation {
     for (row, line) in squares.iter_mut().enumerate() {
         for (col, reading) in line.iter_mut().enumerate() {
             let seen_col = if rules.mirrored { 7 - col } else { col };
-            let [empty, black_man, black_king, white_man, white_king] = view.probs[row][seen_col];
-            *reading = Reading::Probabilities([empty, black_man, white_man, black_king, white_king]);
+            let [empty, black_man, black_king, white_man, white_king] = view.probs[row][seen_col].map(f64::from);
+            *reading = Reading::Probabilities(probabilities([empty, black_man, white_man, black_king, white_king, 0.0]));
         }
     }
     Observation { squares, t: Some(view.t) }
@@ -26,28 +29,35 @@ pub fn observation_from_view(view: &BoardView, rules: &Rules) -> Observation {
 /// What one frame produced.
 pub struct Step {
     pub frame: FrameResult,
-    /// Tracker events caused by this frame (empty for most frames).
+    /// Tracker events caused by this frame (empty for most frames), already recorded.
     pub events: Vec<Event>,
 }
 
-/// One board: frames in, tracker events out.
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    #[error(transparent)]
+    Vision(#[from] vision::VisionError),
+    #[error("not recorded: {0}")]
+    Record(#[from] StepError),
+}
+
+/// One board: frames in, recorded tracker events out.
 pub struct BoardPipeline {
     pub watcher: Watcher,
-    pub tracker: Tracker,
-    started: bool,
+    /// The grid of the last view handed to the tracker.
     last_fed: Option<[[char; 8]; 8]>,
 }
 
 impl BoardPipeline {
-    pub fn new(watcher: Watcher, tracker: Tracker) -> BoardPipeline {
-        BoardPipeline { watcher, tracker, started: false, last_fed: None }
+    pub fn new(watcher: Watcher) -> BoardPipeline {
+        BoardPipeline { watcher, last_fed: None }
     }
 
     /// The position the tracker holds now, in the view's coordinates (the columns of mirrored
     /// variants turned back, as `observation_from_view` turned them).
-    fn accepted_board(&self) -> Option<[[char; 8]; 8]> {
-        let rows = self.tracker.position()?.to_grid();
-        let mirrored = self.tracker.rules().mirrored;
+    fn accepted_board(tracker: &Tracker) -> Option<[[char; 8]; 8]> {
+        let rows = tracker.position()?.to_grid();
+        let mirrored = tracker.rules().mirrored;
         let mut board = [['.'; 8]; 8];
         for (r, row) in rows.iter().enumerate() {
             for (c, ch) in row.chars().enumerate().take(8) {
@@ -57,21 +67,19 @@ impl BoardPipeline {
         Some(board)
     }
 
-    /// Process one frame taken at `t` seconds. Only still states reach the tracker, and only
-    /// when they differ from the last one it saw; the game starts (`Init Ready`) at the first.
-    pub fn process(&mut self, image: &Mat, t: f64) -> vision::Result<Step> {
-        let frame = self.watcher.process(image, t)?;
+    /// Process one frame. Only still states reach the tracker, and only when they differ from
+    /// the last one it saw; each is recorded with the frame's number as the source's cursor.
+    /// Positions the tracker accepts teach the watcher the session's colours.
+    pub fn process(&mut self, image: &Frame, recorder: &mut Recorder) -> Result<Step, PipelineError> {
+        let frame = self.watcher.process(&image.image, image.t)?;
         let mut events = Vec::new();
         if let Some(view) = frame.view.as_ref().filter(|v| v.stable) {
             if self.last_fed != Some(view.grid) {
-                if !self.started {
-                    events.extend(self.tracker.init());
-                    self.started = true;
-                }
-                let observation = observation_from_view(view, self.tracker.rules());
-                let new_events = self.tracker.observe(&observation);
+                let observation = observation_from_view(view, recorder.tracker().rules());
+                let input = Input::Observation(Box::new(observation));
+                let new_events = recorder.step(InputOrigin::Source, Some(image.index), input)?;
                 if new_events.iter().any(|e| matches!(e.kind, EventKind::Move | EventKind::Crowned | EventKind::Init | EventKind::Recovered)) {
-                    if let Some(board) = self.accepted_board() {
+                    if let Some(board) = Self::accepted_board(recorder.tracker()) {
                         self.watcher.learn_accepted(&board);
                     }
                 }

@@ -80,7 +80,7 @@ use crate::draughts::rules::{Rules, Variant};
 
 use candidates::{enumerate, hidden_kings, merge_progress, Candidate, Look, Plan, Progress, Situation, Tentative};
 pub use events::{ErrorKind, Event, EventKind};
-pub use observation::{parse_input_line, Command, InputLine, Observation, Reading, SquareClass};
+pub use observation::{parse_input_line, parse_input_value, probabilities, Command, Input, Observation, Reading, SquareClass};
 pub use record::{write_pdn, write_pdn_with_tags, GameRecord, GameResult, RecordItem, RecordedMove};
 use scoring::{decide, Decision, Evidence, Thresholds};
 

@@ -20,9 +20,11 @@
 //! piece tops appear in oblique views; `classify` measures each square and
 //! `palette` turns that into class probabilities; `stability` flags hands and
 //! motion; `calibration` stores what a start position teaches; `watch` runs it
-//! all per video frame; `overlay` draws what was seen.
+//! all per video frame; `capture` reads a source on a thread of its own (live or file
+//! policy); `overlay` draws what was seen.
 
 pub mod calibration;
+pub mod capture;
 pub mod classify;
 pub mod locate;
 pub mod overlay;
@@ -38,7 +40,7 @@ pub use classify::{
     LeanOffsets, SquareClass, SquareReading,
 };
 pub use locate::{check_location, locate_board, BoardLocation, LocateMethod, PatternCheck};
-pub use overlay::draw_overlay;
+pub use overlay::{board_diagram_jpeg, draw_overlay, overlay_jpeg};
 pub use palette::ColourModel;
 pub use rectify::{orientation, rectify, start_position_side, to_board_coordinates, BoardFrame, BoardView, CameraPose, RECT_SIZE, SQUARE_PX};
 pub use source::{Frame, FrameSource, SourceSpec};

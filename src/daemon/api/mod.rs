@@ -25,10 +25,10 @@ use futures::{Stream, StreamExt};
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, watch};
 
-use super::hub::{BoardEvent, Hub, HubMessage};
-use crate::daemon::board::{Board, StepError};
+use super::board::{ActionError, Board};
+use crate::publish::hub::{BoardEvent, Hub, HubMessage};
 
-const INDEX_HTML: &str = include_str!("../web/index.html");
+const INDEX_HTML: &str = include_str!("../../web/index.html");
 
 pub struct AppState {
     pub boards: Vec<Arc<Board>>,
@@ -42,7 +42,9 @@ pub struct AppState {
     pub started: Instant,
 }
 
-pub fn router(state: Arc<AppState>) -> Router {
+/// The daemon's routes, and `extra` (routes mounted from outside the board code: the grid
+/// games') beside them.
+pub fn router(state: Arc<AppState>, extra: Router) -> Router {
     Router::new()
         .route("/", get(index))
         .route("/health", get(health))
@@ -56,8 +58,9 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/boards/{id}/events/ws", get(board_event_socket))
         .route("/boards/{id}/actions", post(action))
         .route("/events/stream", get(all_event_stream))
-        .fallback(not_found)
         .with_state(state)
+        .merge(extra)
+        .fallback(not_found)
 }
 
 type App = State<Arc<AppState>>;
@@ -388,12 +391,12 @@ async fn action(State(app): App, Path(id): Path<String>, headers: HeaderMap, bod
             let events: Vec<&BoardEvent> = events.iter().map(|e| e.as_ref()).collect();
             (no_cache(), Json(json!({ "events": events }))).into_response()
         }
-        Ok(Err(StepError::Invalid(m))) => error(StatusCode::BAD_REQUEST, m),
-        Ok(Err(StepError::Refused(m))) => error(StatusCode::CONFLICT, m),
-        Ok(Err(StepError::NotRecording(m))) => {
+        Ok(Err(ActionError::Invalid(m))) => error(StatusCode::BAD_REQUEST, m),
+        Ok(Err(ActionError::Refused(m))) => error(StatusCode::CONFLICT, m),
+        Ok(Err(ActionError::NotRecording(m))) => {
             error(StatusCode::SERVICE_UNAVAILABLE, format!("board {id:?} is not recording: {m}"))
         }
-        Ok(Err(StepError::Log(m))) => error(StatusCode::INTERNAL_SERVER_ERROR, format!("not recorded: {m}")),
+        Ok(Err(ActionError::Log(m))) => error(StatusCode::INTERNAL_SERVER_ERROR, format!("not recorded: {m}")),
         Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, format!("the action failed: {e}")),
     }
 }

@@ -130,9 +130,9 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     recorder.step(InputOrigin::Operator, None, Input::Command(Command::Init))?;
     let mut overlay = args.overlay_video.as_deref().map(|p| OverlayVideo::create(p, fps)).transpose()?;
 
-    // The vision work on this thread alone (OpenCV's own pool would compete with decoding
-    // for the cores), so that its CPU time is the whole cost of the pipeline.
-    opencv::core::set_num_threads(1).context("OpenCV threads")?;
+    // The vision work on this thread alone, so that its CPU time is the whole cost of the
+    // pipeline (and its readings the daemon's).
+    boardwatch::vision::opencv_on_calling_threads().context("OpenCV threads")?;
     let bar = progress_bar(total);
     let (cpu_start, vision_cpu_start) = (process_cpu_secs(), thread_cpu_secs());
     let clock = Instant::now();

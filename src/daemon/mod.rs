@@ -55,6 +55,8 @@ pub fn run(config: Config) -> anyhow::Result<()> {
 }
 
 async fn serve(config: Config) -> anyhow::Result<()> {
+    // Each board's vision runs on its own thread; the same frames read as in `replay`.
+    crate::vision::opencv_on_calling_threads().context("OpenCV threads")?;
     std::fs::create_dir_all(&config.state_dir)
         .with_context(|| format!("state_dir: cannot create {}", config.state_dir.display()))?;
     // Listen first: a port in use is a reason not to start at all (systemd restarts us).

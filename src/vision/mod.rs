@@ -69,6 +69,15 @@ pub enum VisionError {
 
 pub type Result<T> = std::result::Result<T, VisionError>;
 
+/// Run OpenCV's work on the calling thread alone, for the whole process. Its own thread pool
+/// would compete with decoding (and other boards) for the cores, and it splits some sums
+/// differently from run to run: with one thread, the same frames give the same readings to the
+/// last bit, so `replay` and the daemon record a video alike.
+pub fn opencv_on_calling_threads() -> Result<()> {
+    opencv::core::set_num_threads(1)?;
+    Ok(())
+}
+
 /// Which side of the (unrotated) image a player's home row is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Side {

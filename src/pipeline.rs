@@ -12,15 +12,15 @@ use crate::vision::{self, BoardView, FrameResult, Watcher};
 
 /// A still view as the tracker reads it. The view keeps playing squares at row + col odd; on
 /// mirrored boards (Italian, Spanish) the players' own columns run the other way, which is what
-/// the tracker expects for those variants. Probabilities are reordered from the classifier's
-/// `. b B w W` to the tracker's `. b w B W`; what they leave out is the chance of "none of these".
+/// the tracker expects for those variants. Probabilities keep their order (`. b w B W`
+/// everywhere); what they leave out is the chance of "none of these".
 pub fn observation_from_view(view: &BoardView, rules: &Rules) -> Observation {
     let mut squares = [[Reading::Unknown; 8]; 8];
     for (row, line) in squares.iter_mut().enumerate() {
         for (col, reading) in line.iter_mut().enumerate() {
             let seen_col = if rules.mirrored { 7 - col } else { col };
-            let [empty, black_man, black_king, white_man, white_king] = view.probs[row][seen_col].map(f64::from);
-            *reading = Reading::Probabilities(probabilities([empty, black_man, white_man, black_king, white_king, 0.0]));
+            let p = view.probs[row][seen_col].map(f64::from);
+            *reading = Reading::Probabilities(probabilities([p[0], p[1], p[2], p[3], p[4], 0.0]));
         }
     }
     Observation { squares, t: Some(view.t) }
@@ -104,9 +104,9 @@ mod tests {
     }
 
     #[test]
-    fn probabilities_are_reordered_for_the_tracker() {
-        // Classifier order `. b B w W`: a Black king at (0, 1).
-        let obs = observation_from_view(&view_with([0.0, 0.1, 0.9, 0.0, 0.0]), &Variant::Pool.rules());
+    fn probabilities_keep_their_classes() {
+        // `. b w B W`: a Black king at (0, 1).
+        let obs = observation_from_view(&view_with([0.0, 0.1, 0.0, 0.9, 0.0]), &Variant::Pool.rules());
         let Reading::Probabilities(p) = obs.squares[0][1] else { panic!("probabilities expected") };
         assert_eq!(p[SquareClass::from_char('B').unwrap().index()], 0.9);
         assert_eq!(p[SquareClass::from_char('b').unwrap().index()], 0.1);
@@ -115,7 +115,7 @@ mod tests {
 
     #[test]
     fn mirrored_variants_read_columns_the_players_way() {
-        let obs = observation_from_view(&view_with([0.0, 0.0, 0.0, 1.0, 0.0]), &Variant::Italian.rules());
+        let obs = observation_from_view(&view_with([0.0, 0.0, 1.0, 0.0, 0.0]), &Variant::Italian.rules());
         let Reading::Probabilities(p) = obs.squares[0][6] else { panic!("probabilities expected") };
         assert_eq!(p[SquareClass::from_char('w').unwrap().index()], 1.0);
     }

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::atomic::write_atomically;
-use crate::tracker::{write_pdn_with_tags, Event, GameRecord, Input};
+use crate::tracker::{write_pdn_with_tags, Event, TrackedGame, Input};
 
 /// Who gave the input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,7 +71,7 @@ impl PdnFiles {
 
     /// Bring the files up to date with `games` (every game, in order) and `current` (the game on
     /// the board, possibly without moves yet); only what changed is written. True if anything was.
-    pub fn update(&mut self, games: &[GameRecord], current: Option<&GameRecord>) -> io::Result<bool> {
+    pub fn update(&mut self, games: &[TrackedGame], current: Option<&TrackedGame>) -> io::Result<bool> {
         let current = current.or(games.last());
         let current_text = current.map(|g| write_pdn_with_tags(std::slice::from_ref(g), &self.tags)).unwrap_or_default();
         let all_text = write_pdn_with_tags(games, &self.tags);
@@ -109,7 +109,7 @@ pub fn now_seconds() -> f64 {
 mod tests {
     use super::*;
     use crate::draughts::{Color, Variant};
-    use crate::tracker::{RecordItem, RecordedMove};
+    use crate::tracker::{RecordItem, TrackedMove};
 
     #[test]
     fn files_follow_the_record_and_are_not_rewritten_needlessly() {
@@ -117,11 +117,11 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let mut files = PdnFiles::new(&dir, vec![("White".into(), "Ann".into())]);
-        let mut game = GameRecord::new(Variant::English, None, Color::Black);
+        let mut game = TrackedGame::new(Variant::English, None, Color::Black);
         assert!(files.update(&[], Some(&game)).unwrap());
         assert!(files.current().contains("[White \"Ann\"]"));
         assert_eq!(files.all(), "");
-        game.items.push(RecordItem::Move(RecordedMove {
+        game.items.push(RecordItem::Move(TrackedMove {
             side: Color::Black,
             text: "11-15".into(),
             path: "11-15".into(),

@@ -15,7 +15,7 @@ use crate::draughts::position::{Color, Piece, Position};
 use crate::draughts::rules::Rules;
 
 /// What may stand on a square, in the order used by probability vectors: `[".", "b", "w", "B",
-/// "W"]`, the order of the vision module's classifier (`vision::classify::CLASSES`).
+/// "W"]`, the project's one order (the vision's `classify::CLASSES` and `BoardView::probs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SquareClass {
     Empty = 0,

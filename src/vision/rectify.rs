@@ -284,7 +284,8 @@ impl BoardFrame {
 pub struct BoardView {
     /// `.bBwW?` per square; row 0 = Black's edge.
     pub grid: [[char; 8]; 8],
-    /// Class probabilities per square, order `. b B w W` (sum = 1 - unknown).
+    /// Class probabilities per square in the project's one order, `. b w B W` (the classifier's
+    /// `CLASSES`, the tracker's `CLASS_CHARS`); sum = 1 - unknown.
     pub probs: [[[f32; 5]; 8]; 8],
     /// Probability that the square shows none of the palette's classes.
     pub unknown: [[f32; 8]; 8],
@@ -305,7 +306,6 @@ impl BoardView {
 
 /// Map a reading in image-grid coordinates to board coordinates.
 pub fn to_board_coordinates(reading: &BoardReading, frame: &BoardFrame, stable: bool, t: f64) -> BoardView {
-    // SquareReading::probs order is (. b w B W); the view's is (. b B w W).
     let mut grid = [['?'; 8]; 8];
     let mut probs = [[[0f32; 5]; 8]; 8];
     let mut unknown = [[0f32; 8]; 8];
@@ -313,7 +313,7 @@ pub fn to_board_coordinates(reading: &BoardReading, frame: &BoardFrame, stable: 
         for c in 0..8 {
             let s = &reading.squares[r][c];
             grid[r][c] = s.class.letter();
-            probs[r][c] = [s.probs[0], s.probs[1], s.probs[3], s.probs[2], s.probs[4]];
+            probs[r][c] = s.probs;
             unknown[r][c] = s.p_unknown;
         }
     }

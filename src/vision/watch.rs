@@ -235,22 +235,12 @@ impl Watcher {
         Ok(w)
     }
 
-    /// Use corners given by hand (or from elsewhere) as the board's location; they are
-    /// checked on every frame like any kept location.
-    pub fn set_board(&mut self, loc: BoardLocation) {
-        self.set_location(loc);
-    }
-
     pub fn set_source_name(&mut self, name: &str) {
         self.source = name.to_string();
     }
 
     pub fn palette(&self) -> &ColourModel {
         &self.palette
-    }
-
-    pub fn board_frame(&self) -> Option<BoardFrame> {
-        self.frame
     }
 
     /// The calibration learnt from a start position (self-calibration), if any.

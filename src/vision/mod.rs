@@ -37,7 +37,7 @@ pub mod watch;
 pub use calibration::Calibration;
 pub use classify::{
     board_features, board_features_with, classify, classify_features, classify_with, grid_strings, BoardFeatures, BoardReading,
-    LeanOffsets, SquareClass, SquareReading,
+    LeanOffsets, ColourClass, SquareReading,
 };
 pub use locate::{check_location, locate_board, BoardLocation, LocateMethod, PatternCheck};
 pub use overlay::{board_diagram_jpeg, draw_overlay, overlay_jpeg};

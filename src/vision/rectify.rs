@@ -3,7 +3,7 @@
 //! Also: where piece tops appear in oblique views (`CameraPose`), which way the
 //! board is turned (`orientation`), and the mapping of image-grid readings to
 //! board coordinates (`BoardFrame`, `to_board_coordinates`).
-use super::classify::{BoardReading, LeanOffsets, SquareClass};
+use super::classify::{BoardReading, LeanOffsets, ColourClass};
 use super::{h_mul, h_to_mat, locate::BoardLocation, palette, Orientation, Result, Side, VisionError, H3};
 use opencv::core::{self, Mat, Scalar, Size};
 use opencv::imgproc;
@@ -136,7 +136,7 @@ impl CameraPose {
 /// certain in a start position, otherwise it is guessed from where the light
 /// men are on average (weak, and wrong late in a game).
 pub fn orientation(reading: &BoardReading) -> Orientation {
-    use SquareClass as C;
+    use ColourClass as C;
     let g = &reading.squares;
     let is = |r: usize, c: usize, k: C| {
         let s = g[r][c].class;
@@ -179,7 +179,7 @@ pub fn orientation(reading: &BoardReading) -> Orientation {
 /// If the reading is a start position (all 32 playing squares as expected, at
 /// most 2 misread), the side of the image White's men start from.
 pub fn start_position_side(reading: &BoardReading) -> Option<Side> {
-    use SquareClass as C;
+    use ColourClass as C;
     let g = &reading.squares;
     let mut best: Option<(usize, Side)> = None;
     for side in [Side::Top, Side::Bottom, Side::Left, Side::Right] {

@@ -10,20 +10,42 @@ use crate::tracker::{probabilities, Event, EventKind, Input, Observation, Readin
 use crate::vision::source::Frame;
 use crate::vision::{self, BoardView, FrameResult, Watcher};
 
-/// A still view as the tracker reads it. The view keeps playing squares at row + col odd; on
-/// mirrored boards (Italian, Spanish) the players' own columns run the other way, which is what
-/// the tracker expects for those variants. Probabilities keep their order (`. b w B W`
+/// The one orientation convention, applied here and nowhere else: a view's coordinates are the
+/// rules engine's own (row 0 = Black's edge, playing squares at row + col odd, as
+/// `Position::to_grid` has them); a tracker observation is the board as the players see it,
+/// whose columns run the other way on mirrored variants (Italian, Spanish; see
+/// `notation::square_at`). The view's column of the players' column `col`:
+fn view_col(col: usize, rules: &Rules) -> usize {
+    if rules.mirrored {
+        7 - col
+    } else {
+        col
+    }
+}
+
+/// A still view as the tracker reads it. Probabilities keep their order (`. b w B W`
 /// everywhere); what they leave out is the chance of "none of these".
 pub fn observation_from_view(view: &BoardView, rules: &Rules) -> Observation {
     let mut squares = [[Reading::Unknown; 8]; 8];
     for (row, line) in squares.iter_mut().enumerate() {
         for (col, reading) in line.iter_mut().enumerate() {
-            let seen_col = if rules.mirrored { 7 - col } else { col };
-            let p = view.probs[row][seen_col].map(f64::from);
+            let p = view.probs[row][view_col(col, rules)].map(f64::from);
             *reading = Reading::Probabilities(probabilities([p[0], p[1], p[2], p[3], p[4], 0.0]));
         }
     }
     Observation { squares, t: Some(view.t) }
+}
+
+/// The position the tracker holds now, in the view's coordinates (the engine's own).
+fn accepted_board(tracker: &Tracker) -> Option<[[char; 8]; 8]> {
+    let rows = tracker.position()?.to_grid();
+    Some(rows.map(|row| {
+        let mut line = ['.'; 8];
+        for (cell, ch) in line.iter_mut().zip(row.chars()) {
+            *cell = ch;
+        }
+        line
+    }))
 }
 
 /// What one frame produced.
@@ -53,20 +75,6 @@ impl BoardPipeline {
         BoardPipeline { watcher, last_fed: None }
     }
 
-    /// The position the tracker holds now, in the view's coordinates (the columns of mirrored
-    /// variants turned back, as `observation_from_view` turned them).
-    fn accepted_board(tracker: &Tracker) -> Option<[[char; 8]; 8]> {
-        let rows = tracker.position()?.to_grid();
-        let mirrored = tracker.rules().mirrored;
-        let mut board = [['.'; 8]; 8];
-        for (r, row) in rows.iter().enumerate() {
-            for (c, ch) in row.chars().enumerate().take(8) {
-                board[r][if mirrored { 7 - c } else { c }] = ch;
-            }
-        }
-        Some(board)
-    }
-
     /// Process one frame. Only still states reach the tracker, and only when they differ from
     /// the last one it saw; each is recorded with the frame's number as the source's cursor.
     /// Positions the tracker accepts teach the watcher the session's colours.
@@ -79,7 +87,7 @@ impl BoardPipeline {
                 let input = Input::Observation(Box::new(observation));
                 let new_events = recorder.step(InputOrigin::Source, Some(image.index), input)?;
                 if new_events.iter().any(|e| matches!(e.kind, EventKind::Move | EventKind::Crowned | EventKind::Init | EventKind::Recovered)) {
-                    if let Some(board) = Self::accepted_board(recorder.tracker()) {
+                    if let Some(board) = accepted_board(recorder.tracker()) {
                         self.watcher.learn_accepted(&board);
                     }
                 }
@@ -111,6 +119,29 @@ mod tests {
         assert_eq!(p[SquareClass::from_char('B').unwrap().index()], 0.9);
         assert_eq!(p[SquareClass::from_char('b').unwrap().index()], 0.1);
         assert_eq!(obs.t, Some(2.5));
+    }
+
+    /// A view of the position the tracker holds reads back as that position, in every variant:
+    /// what the watcher learns from (`accepted_board`) and what the tracker is given
+    /// (`observation_from_view`) agree on where each piece stands.
+    #[test]
+    fn an_accepted_position_seen_again_is_the_same_position() {
+        for variant in [Variant::Pool, Variant::Italian, Variant::Spanish, Variant::Russian] {
+            let rules = variant.rules();
+            let mut tracker = Tracker::new(crate::tracker::TrackerConfig::new(variant, crate::tracker::KingStyle::Visible));
+            tracker.init();
+            let board = accepted_board(&tracker).unwrap();
+            let mut view = view_with([1.0, 0.0, 0.0, 0.0, 0.0]);
+            for (r, row) in board.iter().enumerate() {
+                for (c, &ch) in row.iter().enumerate() {
+                    let class = SquareClass::from_char(ch).unwrap();
+                    view.probs[r][c] = std::array::from_fn(|i| if i == class.index() { 1.0 } else { 0.0 });
+                }
+            }
+            let seen = observation_from_view(&view, &rules);
+            let expected = Observation::of_position(tracker.position().unwrap(), 0, &rules);
+            assert_eq!(seen.to_grid(), expected.to_grid(), "{variant:?}");
+        }
     }
 
     #[test]

@@ -440,6 +440,37 @@ mod tests {
         assert_eq!(seqs, (1..=41).collect::<Vec<_>>());
     }
 
+    /// Routes mounted from outside the board code (the grid games') are served beside the
+    /// boards', and unknown paths still get the API's own answer.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn extra_routes_are_mounted_beside_the_boards() {
+        let (_shutdown_sender, shutdown) = watch::channel(false);
+        let app = Arc::new(AppState {
+            boards: Vec::new(),
+            hub: Hub::new(2),
+            token: None,
+            recent_events: 5,
+            shutdown,
+            started: Instant::now(),
+        });
+        let games = Router::new().route("/games/demo", get(|| async { "a grid game" }));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, router(app, games)).await });
+        let get_text = move |path: &'static str| {
+            use std::io::{Read, Write};
+            let mut stream = std::net::TcpStream::connect(address).unwrap();
+            write!(stream, "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+            let mut answer = String::new();
+            stream.read_to_string(&mut answer).unwrap();
+            answer
+        };
+        let game = tokio::task::spawn_blocking(move || get_text("/games/demo")).await.unwrap();
+        assert!(game.starts_with("HTTP/1.1 200") && game.ends_with("a grid game"), "{game}");
+        let missing = tokio::task::spawn_blocking(move || get_text("/games/none")).await.unwrap();
+        assert!(missing.starts_with("HTTP/1.1 404") && missing.contains("no route GET /games/none"), "{missing}");
+    }
+
     #[test]
     fn after_is_read_from_the_query() {
         assert_eq!(after_param(Some("x=1&after=7")).ok().flatten(), Some(7));

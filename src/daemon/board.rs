@@ -1,5 +1,6 @@
-//! One board of the daemon: its records (a [`Recorder`]: tracker, synced event log, PDN files)
-//! and what the API reads, kept as copies so that readers never wait for a disk sync.
+//! One board of the daemon: its records (a [`Recorder`]: tracker, synced event log, PDN files),
+//! its source's health, and copies of what the API shows, so that readers never wait for a disk
+//! sync.
 //!
 //! Every input reaches the recorder under the board's one `recorder` lock, in this order: the
 //! tracker judges it, the input and its events are appended to the board's log and synced, the
@@ -452,30 +453,17 @@ impl Board {
         lock(&self.health).to_json()
     }
 
-    /// The board as `/boards/{id}` shows it, with the last `recent` events.
-    pub fn summary(&self, recent: usize) -> Value {
-        let (last_events, game, has_picture) = {
-            let shown = lock(&self.shown);
-            let last: Vec<Arc<BoardEvent>> = shown.published[shown.published.len().saturating_sub(recent)..].to_vec();
-            (last, shown.game.clone(), shown.picture.is_some())
-        };
-        // One lock at a time: never two of the board's locks held together.
-        let source = self.source_json();
-        json!({
-            "id": self.config.id,
-            "name": self.config.name,
-            "variant": self.config.variant.name(),
-            "kings": self.config.kings,
-            "tags": self.config.tags.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect::<serde_json::Map<_, _>>(),
-            "recording": self.failure.is_none(),
-            "error": self.failure,
-            "folder": self.dir,
-            "game": game,
-            "source": source,
-            "has_picture": has_picture,
-            "last_seq": last_events.last().map_or(0, |e| e.event.seq),
-            "last_events": last_events.iter().map(|e| e.as_ref()).collect::<Vec<_>>(),
-        })
+    /// The last `recent` published events, the game and whether there is a picture: the
+    /// board's part of `/boards/{id}`, read under one lock.
+    pub fn shown(&self, recent: usize) -> (Vec<Arc<BoardEvent>>, GameView, bool) {
+        let shown = lock(&self.shown);
+        let last = shown.published[shown.published.len().saturating_sub(recent)..].to_vec();
+        (last, shown.game.clone(), shown.picture.is_some())
+    }
+
+    /// Why the board is not recording, if it is not.
+    pub fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
     }
 
     /// The current game and every game, as PDN.
@@ -600,7 +588,7 @@ mod tests {
         board.feed(grid(MOVED), Some(4));
         let moved = board.events_after(1);
         assert_eq!(moved[0].event.mv.as_deref(), Some("9-13"));
-        let game = board.summary(0)["game"].clone();
+        let game = board.shown(0).1;
         drop(board);
 
         let log = std::fs::read_to_string(dir.join("events.jsonl")).unwrap();
@@ -610,8 +598,8 @@ mod tests {
         assert_eq!(board.resume_cursor(), Ok(Some(4)));
         let last = lock(&board.recorder).as_ref().unwrap().last_observation().map(|o| o.to_grid());
         assert_eq!(last, Some(MOVED.map(String::from)));
-        let again = board.summary(0)["game"].clone();
-        assert_eq!((&again["fen"], &again["moves"]), (&game["fen"], &game["moves"]));
+        let again = board.shown(0).1;
+        assert_eq!((again.fen, again.moves), (game.fen, game.moves));
         assert!(std::fs::read_to_string(dir.join("game.pdn")).unwrap().contains("1. 9-13 *"));
     }
 

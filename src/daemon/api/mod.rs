@@ -119,14 +119,37 @@ async fn health(State(app): App) -> Response {
         .into_response()
 }
 
+/// The board as `/boards/{id}` shows it, with the last `recent` events.
+fn summary(board: &Board, recent: usize) -> Value {
+    let (last_events, game, has_picture) = board.shown(recent);
+    // One lock at a time: never two of the board's locks held together.
+    let source = board.source_json();
+    let config = &board.config;
+    json!({
+        "id": config.id,
+        "name": config.name,
+        "variant": config.variant.name(),
+        "kings": config.kings,
+        "tags": config.tags.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect::<serde_json::Map<_, _>>(),
+        "recording": board.recording(),
+        "error": board.failure(),
+        "folder": board.folder(),
+        "game": game,
+        "source": source,
+        "has_picture": has_picture,
+        "last_seq": last_events.last().map_or(0, |e| e.event.seq),
+        "last_events": last_events.iter().map(|e| e.as_ref()).collect::<Vec<_>>(),
+    })
+}
+
 async fn list_boards(State(app): App) -> Response {
-    let boards: Vec<Value> = app.boards.iter().map(|b| b.summary(app.recent_events)).collect();
+    let boards: Vec<Value> = app.boards.iter().map(|b| summary(b, app.recent_events)).collect();
     (no_cache(), Json(boards)).into_response()
 }
 
 async fn board_state(State(app): App, Path(id): Path<String>) -> Response {
     match find(&app, &id) {
-        Ok(board) => (no_cache(), Json(board.summary(app.recent_events))).into_response(),
+        Ok(board) => (no_cache(), Json(summary(&board, app.recent_events))).into_response(),
         Err(response) => response,
     }
 }

@@ -76,16 +76,17 @@ impl BoardPipeline {
     }
 
     /// Process one frame. Only still states reach the tracker, and only when they differ from
-    /// the last one it saw; each is recorded with the frame's number as the source's cursor.
-    /// Positions the tracker accepts teach the watcher the session's colours.
-    pub fn process(&mut self, image: &Frame, recorder: &mut Recorder) -> Result<Step, PipelineError> {
+    /// the last one it saw; each is recorded with `cursor` (a file's frame number, to continue
+    /// after it; `None` for a camera, which has no past). Positions the tracker accepts teach the
+    /// watcher the session's colours.
+    pub fn process(&mut self, image: &Frame, cursor: Option<u64>, recorder: &mut Recorder) -> Result<Step, PipelineError> {
         let frame = self.watcher.process(&image.image, image.t)?;
         let mut events = Vec::new();
         if let Some(view) = frame.view.as_ref().filter(|v| v.stable) {
             if self.last_fed != Some(view.grid) {
                 let observation = observation_from_view(view, recorder.tracker().rules());
                 let input = Input::Observation(Box::new(observation));
-                let new_events = recorder.step(InputOrigin::Source, Some(image.index), input)?;
+                let new_events = recorder.step(InputOrigin::Source, cursor, input)?;
                 if new_events.iter().any(|e| matches!(e.kind, EventKind::Move | EventKind::Crowned | EventKind::Init | EventKind::Recovered)) {
                     if let Some(board) = accepted_board(recorder.tracker()) {
                         self.watcher.learn_accepted(&board);

@@ -149,7 +149,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             Captured::Failed(why) => bail!("{}: {why}", args.video.display()),
         };
         frames += 1;
-        let step = pipeline.process(&frame, &mut recorder).with_context(|| format!("{} frame {}", args.video.display(), frame.index))?;
+        let step = pipeline.process(&frame, Some(frame.index), &mut recorder).with_context(|| format!("{} frame {}", args.video.display(), frame.index))?;
         if let Some(overlay) = overlay.as_mut() {
             overlay.write(&frame.image, &step.frame)?;
         }

@@ -349,14 +349,15 @@ impl Board {
         }
     }
 
-    /// A camera frame through the board's pipeline (vision, tracker, records); what was seen,
-    /// or `None` when the frame could not be read (reported as a warning) or the board is not
-    /// recording. The recorder is held for the frame: operator actions wait for at most one.
-    pub fn process_frame(&self, pipeline: &mut BoardPipeline, frame: &Frame) -> Option<FrameResult> {
+    /// A camera frame through the board's pipeline (vision, tracker, records), at `cursor`;
+    /// what was seen, or `None` when the frame could not be read (reported as a warning) or the
+    /// board is not recording. The recorder is held for the frame: operator actions wait for at
+    /// most one.
+    pub fn process_frame(&self, pipeline: &mut BoardPipeline, frame: &Frame, cursor: Option<u64>) -> Option<FrameResult> {
         let mut guard = lock(&self.recorder);
         let _timer = StepTimer::start(self);
         let recorder = guard.as_mut()?;
-        match pipeline.process(frame, recorder) {
+        match pipeline.process(frame, cursor, recorder) {
             Ok(step) => {
                 self.publish(recorder, step.events);
                 Some(step.frame)

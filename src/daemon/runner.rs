@@ -87,9 +87,9 @@ impl BoardRunner {
         Ok(Watcher::new(palette, config)?)
     }
 
-    fn frame(&mut self, frame: Frame) {
+    fn frame(&mut self, frame: Frame, cursor: Option<u64>) {
         let Some(pipeline) = self.pipeline.as_mut() else { return };
-        let Some(result) = self.board.process_frame(pipeline, &frame) else { return };
+        let Some(result) = self.board.process_frame(pipeline, &frame, cursor) else { return };
         if !self.learnt_saved {
             if let Some(cal) = pipeline.watcher.learnt_calibration() {
                 self.learnt_saved = true;
@@ -131,7 +131,7 @@ impl SourceSink for BoardRunner {
             self.board.set_picture(picture);
         }
         match item.input {
-            Some(SourceInput::Frame(frame)) => self.frame(frame),
+            Some(SourceInput::Frame(frame)) => self.frame(frame, item.cursor),
             Some(SourceInput::Tracker(input)) => self.board.feed(input, item.cursor),
             None => {}
         }

@@ -113,7 +113,9 @@ impl BoardSource for VisionSource {
                 Err(RecvTimeoutError::Disconnected) => anyhow::bail!("the capture thread ended"),
             };
             self.last_frame = Instant::now();
-            return Ok(Some(SourceItem { input: Some(SourceInput::Frame(frame)), ..SourceItem::default() }));
+            // A recording can continue after its last recorded frame; a camera shows the present.
+            let cursor = (!self.live).then_some(frame.index);
+            return Ok(Some(SourceItem { input: Some(SourceInput::Frame(frame)), cursor, ..SourceItem::default() }));
         }
     }
 }

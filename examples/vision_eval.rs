@@ -92,7 +92,7 @@ fn photos(args: &[String]) -> R<()> {
     if out.is_some() || fit_on.is_some() {
         // Refit the palette on every photo and its 90/180/270-degree turns (the
         // turns teach it how the features jitter with the view).
-        let mut samples: Vec<(SquareFeatures, bool, SquareClass)> = Vec::new();
+        let mut samples: Vec<(SquareFeatures, bool, ColourClass)> = Vec::new();
         for (name, img, _, _, truth, _) in items.iter().filter(|i| fit_on.as_ref().map_or(true, |f| f.contains(&i.0))) {
             for turn in 0..4 {
                 let mut im = img.clone();
@@ -113,7 +113,7 @@ fn photos(args: &[String]) -> R<()> {
                 for r in 0..8 {
                     for c in 0..8 {
                         let dark = bf.is_dark(r, c);
-                        samples.push((bf.squares[r][c], dark, SquareClass::from_letter(g[r][c]).ok_or("label")?));
+                        samples.push((bf.squares[r][c], dark, ColourClass::from_letter(g[r][c]).ok_or("label")?));
                     }
                 }
             }
@@ -349,7 +349,7 @@ const RENDERED_TRAINING_SEEDS: u64 = 1_000_000;
 
 /// Labelled squares from `scenes` random renderer scenes (the start and four positions from
 /// random games each), found and read as a session would. Returns the frames used.
-fn add_rendered_samples(template: &ColourModel, scenes: u64, samples: &mut Vec<(SquareFeatures, bool, SquareClass)>) -> R<usize> {
+fn add_rendered_samples(template: &ColourModel, scenes: u64, samples: &mut Vec<(SquareFeatures, bool, ColourClass)>) -> R<usize> {
     use boardwatch::draughts::Variant;
     use boardwatch::synth::{random_position, random_scene, render_frame, Palette};
     let mut used = 0;
@@ -369,7 +369,7 @@ fn add_rendered_samples(template: &ColourModel, scenes: u64, samples: &mut Vec<(
                 for c in 0..8 {
                     let dark = bf.is_dark(r, c);
                     let letter = seen[r].as_bytes()[c] as char;
-                    samples.push((bf.squares[r][c], dark, SquareClass::from_letter(letter).ok_or("bad truth letter")?));
+                    samples.push((bf.squares[r][c], dark, ColourClass::from_letter(letter).ok_or("bad truth letter")?));
                 }
             }
             used += 1;
@@ -386,7 +386,7 @@ fn fit_seed(args: &[String]) -> R<()> {
     let truth = load_truth(&path)?;
     let mut src = VideoSource::open_file(&path)?;
     let mut loc: Option<BoardLocation> = None;
-    let mut samples: Vec<(SquareFeatures, bool, SquareClass)> = Vec::new();
+    let mut samples: Vec<(SquareFeatures, bool, ColourClass)> = Vec::new();
     let frame = BoardFrame { white_home: Side::Bottom, top_left_dark: false };
     let mut used = 0;
     while let Some(f) = src.next_frame()? {
@@ -412,7 +412,7 @@ fn fit_seed(args: &[String]) -> R<()> {
                 let (br, bc) = frame.to_board(r, c);
                 let ch = t[br].as_bytes()[bc] as char;
                 let dark = bf.is_dark(r, c);
-                samples.push((bf.squares[r][c], dark, SquareClass::from_letter(ch).ok_or("bad truth letter")?));
+                samples.push((bf.squares[r][c], dark, ColourClass::from_letter(ch).ok_or("bad truth letter")?));
             }
         }
         used += 1;

@@ -1,26 +1,51 @@
-//! From camera frames to moves: the vision watcher hands on still board states, which become
-//! tracker observations. One piece of glue shared by `replay` and the daemon.
-
-use opencv::core::Mat;
+//! One board's road from camera frames to the record: the vision watcher hands on still board
+//! states, which become tracker observations, which the [`Recorder`] judges, logs and writes down.
+//! `replay` (a video file) and the daemon (cameras, video files, streams) both run it, so that
+//! both write the same log and the same record for the same frames.
 
 use crate::draughts::rules::Rules;
-use crate::tracker::{Event, EventKind, Observation, Reading, Tracker};
+use crate::publish::recorder::{Recorder, StepError};
+use crate::publish::records::InputOrigin;
+use crate::tracker::{probabilities, Event, EventKind, Input, Observation, Reading, Tracker};
+use crate::vision::source::Frame;
 use crate::vision::{self, BoardView, FrameResult, Watcher};
 
-/// A still view as the tracker reads it. The view keeps playing squares at row + col odd; on
-/// mirrored boards (Italian, Spanish) the players' own columns run the other way, which is what
-/// the tracker expects for those variants. Probabilities are reordered from the classifier's
-/// `. b B w W` to the tracker's `. b w B W`; what they leave out is the chance of "none of these".
+/// The one orientation convention, applied here and nowhere else: a view's coordinates are the
+/// rules engine's own (row 0 = Black's edge, playing squares at row + col odd, as
+/// `Position::to_grid` has them); a tracker observation is the board as the players see it,
+/// whose columns run the other way on mirrored variants (Italian, Spanish; see
+/// `notation::square_at`). The view's column of the players' column `col`:
+fn view_col(col: usize, rules: &Rules) -> usize {
+    if rules.mirrored {
+        7 - col
+    } else {
+        col
+    }
+}
+
+/// A still view as the tracker reads it. Probabilities keep their order (`. b w B W`
+/// everywhere); what they leave out is the chance of "none of these".
 pub fn observation_from_view(view: &BoardView, rules: &Rules) -> Observation {
     let mut squares = [[Reading::Unknown; 8]; 8];
     for (row, line) in squares.iter_mut().enumerate() {
         for (col, reading) in line.iter_mut().enumerate() {
-            let seen_col = if rules.mirrored { 7 - col } else { col };
-            let [empty, black_man, black_king, white_man, white_king] = view.probs[row][seen_col];
-            *reading = Reading::Probabilities([empty, black_man, white_man, black_king, white_king]);
+            let p = view.probs[row][view_col(col, rules)].map(f64::from);
+            *reading = Reading::Probabilities(probabilities([p[0], p[1], p[2], p[3], p[4], 0.0]));
         }
     }
     Observation { squares, t: Some(view.t) }
+}
+
+/// The position the tracker holds now, in the view's coordinates (the engine's own).
+fn accepted_board(tracker: &Tracker) -> Option<[[char; 8]; 8]> {
+    let rows = tracker.position()?.to_grid();
+    Some(rows.map(|row| {
+        let mut line = ['.'; 8];
+        for (cell, ch) in line.iter_mut().zip(row.chars()) {
+            *cell = ch;
+        }
+        line
+    }))
 }
 
 /// While the tracker takes the board for a misread, the still board is handed on again this
@@ -30,64 +55,55 @@ const REFEED_INTERVAL: f64 = 0.5;
 /// What one frame produced.
 pub struct Step {
     pub frame: FrameResult,
-    /// Tracker events caused by this frame (empty for most frames).
+    /// Tracker events caused by this frame (empty for most frames), already recorded.
     pub events: Vec<Event>,
 }
 
-/// One board: frames in, tracker events out.
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    #[error(transparent)]
+    Vision(#[from] vision::VisionError),
+    #[error("not recorded: {0}")]
+    Record(#[from] StepError),
+}
+
+/// One board: frames in, recorded tracker events out.
 pub struct BoardPipeline {
     pub watcher: Watcher,
-    pub tracker: Tracker,
-    started: bool,
     /// The last still board handed to the tracker, and when.
     last_fed: Option<([[char; 8]; 8], f64)>,
 }
 
 impl BoardPipeline {
-    pub fn new(watcher: Watcher, tracker: Tracker) -> BoardPipeline {
-        BoardPipeline { watcher, tracker, started: false, last_fed: None }
-    }
-
-    /// The position the tracker holds now, in the view's coordinates (the columns of mirrored
-    /// variants turned back, as `observation_from_view` turned them).
-    fn accepted_board(&self) -> Option<[[char; 8]; 8]> {
-        let rows = self.tracker.position()?.to_grid();
-        let mirrored = self.tracker.rules().mirrored;
-        let mut board = [['.'; 8]; 8];
-        for (r, row) in rows.iter().enumerate() {
-            for (c, ch) in row.chars().enumerate().take(8) {
-                board[r][if mirrored { 7 - c } else { c }] = ch;
-            }
-        }
-        Some(board)
+    pub fn new(watcher: Watcher) -> BoardPipeline {
+        BoardPipeline { watcher, last_fed: None }
     }
 
     /// Whether a still view goes to the tracker: when it differs from the last one it saw, or,
     /// while the tracker waits to see whether a board nothing explains stays, again every
     /// `REFEED_INTERVAL`.
-    fn should_feed(&self, view: &BoardView) -> bool {
+    fn should_feed(&self, view: &BoardView, tracker: &Tracker) -> bool {
         match self.last_fed {
             None => true,
             Some((grid, _)) if grid != view.grid => true,
-            Some((_, fed_at)) => self.tracker.is_suspecting() && view.t - fed_at >= REFEED_INTERVAL,
+            Some((_, fed_at)) => tracker.is_suspecting() && view.t - fed_at >= REFEED_INTERVAL,
         }
     }
 
-    /// Process one frame taken at `t` seconds. Only still states reach the tracker (see
-    /// `should_feed`); the game starts (`Init Ready`) at the first.
-    pub fn process(&mut self, image: &Mat, t: f64) -> vision::Result<Step> {
-        let frame = self.watcher.process(image, t)?;
+    /// Process one frame. Only still states reach the tracker (see `should_feed`); each is
+    /// recorded with `cursor` (a file's frame number, to continue
+    /// after it; `None` for a camera, which has no past). Positions the tracker accepts teach the
+    /// watcher the session's colours.
+    pub fn process(&mut self, image: &Frame, cursor: Option<u64>, recorder: &mut Recorder) -> Result<Step, PipelineError> {
+        let frame = self.watcher.process(&image.image, image.t)?;
         let mut events = Vec::new();
         if let Some(view) = frame.view.as_ref().filter(|v| v.stable) {
-            if self.should_feed(view) {
-                if !self.started {
-                    events.extend(self.tracker.init());
-                    self.started = true;
-                }
-                let observation = observation_from_view(view, self.tracker.rules());
-                let new_events = self.tracker.observe(&observation);
+            if self.should_feed(view, recorder.tracker()) {
+                let observation = observation_from_view(view, recorder.tracker().rules());
+                let input = Input::Observation(Box::new(observation));
+                let new_events = recorder.step(InputOrigin::Source, cursor, input)?;
                 if new_events.iter().any(|e| matches!(e.kind, EventKind::Move | EventKind::Crowned | EventKind::Init | EventKind::Recovered | EventKind::Resynchronised)) {
-                    if let Some(board) = self.accepted_board() {
+                    if let Some(board) = accepted_board(recorder.tracker()) {
                         self.watcher.learn_accepted(&board);
                     }
                 }
@@ -112,18 +128,41 @@ mod tests {
     }
 
     #[test]
-    fn probabilities_are_reordered_for_the_tracker() {
-        // Classifier order `. b B w W`: a Black king at (0, 1).
-        let obs = observation_from_view(&view_with([0.0, 0.1, 0.9, 0.0, 0.0]), &Variant::Pool.rules());
+    fn probabilities_keep_their_classes() {
+        // `. b w B W`: a Black king at (0, 1).
+        let obs = observation_from_view(&view_with([0.0, 0.1, 0.0, 0.9, 0.0]), &Variant::Pool.rules());
         let Reading::Probabilities(p) = obs.squares[0][1] else { panic!("probabilities expected") };
         assert_eq!(p[SquareClass::from_char('B').unwrap().index()], 0.9);
         assert_eq!(p[SquareClass::from_char('b').unwrap().index()], 0.1);
         assert_eq!(obs.t, Some(2.5));
     }
 
+    /// A view of the position the tracker holds reads back as that position, in every variant:
+    /// what the watcher learns from (`accepted_board`) and what the tracker is given
+    /// (`observation_from_view`) agree on where each piece stands.
+    #[test]
+    fn an_accepted_position_seen_again_is_the_same_position() {
+        for variant in [Variant::Pool, Variant::Italian, Variant::Spanish, Variant::Russian] {
+            let rules = variant.rules();
+            let mut tracker = Tracker::new(crate::tracker::TrackerConfig::new(variant, crate::tracker::KingStyle::Visible));
+            tracker.init();
+            let board = accepted_board(&tracker).unwrap();
+            let mut view = view_with([1.0, 0.0, 0.0, 0.0, 0.0]);
+            for (r, row) in board.iter().enumerate() {
+                for (c, &ch) in row.iter().enumerate() {
+                    let class = SquareClass::from_char(ch).unwrap();
+                    view.probs[r][c] = std::array::from_fn(|i| if i == class.index() { 1.0 } else { 0.0 });
+                }
+            }
+            let seen = observation_from_view(&view, &rules);
+            let expected = Observation::of_position(tracker.position().unwrap(), 0, &rules);
+            assert_eq!(seen.to_grid(), expected.to_grid(), "{variant:?}");
+        }
+    }
+
     #[test]
     fn mirrored_variants_read_columns_the_players_way() {
-        let obs = observation_from_view(&view_with([0.0, 0.0, 0.0, 1.0, 0.0]), &Variant::Italian.rules());
+        let obs = observation_from_view(&view_with([0.0, 0.0, 1.0, 0.0, 0.0]), &Variant::Italian.rules());
         let Reading::Probabilities(p) = obs.squares[0][6] else { panic!("probabilities expected") };
         assert_eq!(p[SquareClass::from_char('w').unwrap().index()], 1.0);
     }

@@ -157,3 +157,88 @@ fn the_recording_survives_sigkills_and_is_recorded_exactly_once() {
         }
     }
 }
+
+/// One road: the same recording through `boardwatch replay` and through the daemon (a video
+/// source read as fast as the vision goes) gives the same event log, byte for byte apart from
+/// the wall-clock time of each record, and the same moves in the PDN record.
+#[test]
+fn replay_and_the_daemon_record_a_recording_alike() {
+    let video = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/recordings/acf0_seed.mp4");
+    let dir = temp_dir("one-road");
+    let (replay_log, replay_pdn) = (dir.join("replay.jsonl"), dir.join("replay.pdn"));
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_boardwatch"))
+        .args(["replay", video.to_str().unwrap(), "--variant", "english", "--palette", "seed", "--kings", "visible"])
+        .arg("--log")
+        .arg(&replay_log)
+        .arg("--pdn")
+        .arg(&replay_pdn)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+
+    let board = format!(
+        "[[boards]]\nid = \"road\"\nvariant = \"english\"\npalette = \"seed\"\nkings = \"visible\"\n\
+         source = {{ kind = \"video\", path = \"{}\", realtime = false }}\n",
+        video.display()
+    );
+    let daemon = Daemon::start(&write_config(&dir, &board));
+    let all_frames = daemon_run_to_the_end(&daemon)["source"]["frames"].as_u64().unwrap();
+    let daemon_log = dir.join("state/road/events.jsonl");
+
+    // `{"at":<seconds since 1970>,` opens every record: the one field that differs.
+    let without_clock = |path: &std::path::Path| -> Vec<String> {
+        let text = std::fs::read_to_string(path).unwrap();
+        text.lines()
+            .map(|line| {
+                let rest = line.strip_prefix("{\"at\":").unwrap_or_else(|| panic!("{}: {line}", path.display()));
+                let (clock, rest) = rest.split_once(',').unwrap();
+                assert!(clock.parse::<f64>().is_ok(), "{line}");
+                rest.to_string()
+            })
+            .collect()
+    };
+    let (from_replay, from_daemon) = (without_clock(&replay_log), without_clock(&daemon_log));
+    assert!(from_replay.len() > 20, "a whole game: {} records", from_replay.len());
+    for (i, (a, b)) in from_replay.iter().zip(&from_daemon).enumerate() {
+        assert_eq!(a, b, "record {}", i + 1);
+    }
+    assert_eq!(from_replay.len(), from_daemon.len());
+
+    let replay_moves = daemon_common::pdn_moves(&std::fs::read_to_string(&replay_pdn).unwrap());
+    let daemon_moves = daemon_common::pdn_moves(&std::fs::read_to_string(dir.join("state/road/games.pdn")).unwrap());
+    let truth: Value =
+        serde_json::from_str(&std::fs::read_to_string(video.with_extension("truth.json")).unwrap()).unwrap();
+    assert_eq!(replay_moves.len(), truth["plies"].as_array().unwrap().len());
+    assert_eq!(daemon_moves, replay_moves);
+    drop(daemon);
+
+    // The daemon resumes from a log `replay` wrote: the game is there, the video goes on after
+    // the last recorded frame, and nothing is recorded twice.
+    let resumed = temp_dir("one-road-resume");
+    std::fs::create_dir_all(resumed.join("state/road")).unwrap();
+    std::fs::copy(&replay_log, resumed.join("state/road/events.jsonl")).unwrap();
+    let daemon = Daemon::start(&write_config(&resumed, &board));
+    let state = daemon_run_to_the_end(&daemon);
+    let recorded: Vec<String> = serde_json::from_value(state["game"]["moves"].clone()).unwrap();
+    assert_eq!(recorded, replay_moves);
+    assert_eq!(moves_of(daemon.get_json("/boards/road/events").as_array().unwrap()), replay_moves, "every move once");
+    let last_cursor: u64 = from_replay
+        .iter()
+        .rev()
+        .find_map(|r| Some(r.split_once("\"cursor\":")?.1.split(',').next()?.parse().unwrap()))
+        .unwrap();
+    assert_eq!(state["source"]["frames"].as_u64().unwrap(), all_frames - last_cursor - 1, "read on after frame {last_cursor}");
+}
+
+/// Wait (up to 4 minutes) until the board `road` has read its video to the end; its state then.
+fn daemon_run_to_the_end(daemon: &Daemon) -> Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(240);
+    loop {
+        let state = daemon.get_json("/boards/road");
+        if state["source"]["state"] == "ended" {
+            return state;
+        }
+        assert!(std::time::Instant::now() < deadline, "the daemon never finished the recording; {state:#}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}

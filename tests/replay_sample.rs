@@ -81,12 +81,20 @@ fn replays_to_its_true_moves(name: &str, palette: &str) {
         .collect();
     assert!(times.windows(2).all(|w| w[0].0 < w[1].0 || (w[0].0 == w[1].0 && w[0].1)), "{times:?}");
 
-    // One event per line, each with its frame number and video time.
+    // The daemon's log format: one record per input to the tracker with the events it caused.
+    // The game starts by itself; after that every event comes from a board state seen at a
+    // frame (the record's cursor) and a video time.
     let log = std::fs::read_to_string(&log_path).unwrap();
-    let events: Vec<serde_json::Value> = log.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    let moves: Vec<&serde_json::Value> = events.iter().filter(|e| e["kind"] == "move").collect();
+    let records: Vec<serde_json::Value> = log.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let events: Vec<&serde_json::Value> = records.iter().flat_map(|r| r["events"].as_array().unwrap()).collect();
+    let moves: Vec<&&serde_json::Value> = events.iter().filter(|e| e["kind"] == "move").collect();
     assert_eq!(moves.len(), plies.len());
-    assert!(events.iter().all(|e| e["frame"].is_u64() && e["video_time"].is_f64()));
+    assert_eq!(records[0]["input"], serde_json::json!({"op": "init"}));
+    for record in &records[1..] {
+        assert_eq!(record["from"], "source");
+        assert!(record["cursor"].is_u64() && record["input"]["t"].is_f64(), "{record}");
+        assert!(record["events"].as_array().unwrap().iter().all(|e| e["t"] == record["input"]["t"]), "{record}");
+    }
     assert_eq!(events[0]["line"], "1: Init Ready");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -7,7 +7,7 @@ use boardwatch::draughts::fen::parse_fen;
 use boardwatch::draughts::movegen::legal_moves;
 use boardwatch::draughts::{Color, Variant};
 use boardwatch::tracker::{
-    write_pdn, Command, ErrorKind, EventKind, GameResult, KingStyle, Observation, Reading, RecordItem, Tracker,
+    write_pdn, Command, ErrorKind, EventKind, Outcome, KingStyle, Observation, Reading, RecordItem, Tracker,
     TrackerConfig,
 };
 use tracker_common::{lines, Board};
@@ -120,7 +120,7 @@ fn capturing_the_last_piece_ends_the_game() {
     assert_eq!(texts(&events), ["OK: Player1- Capture success", "Game over: Player1 wins"]);
     assert_eq!(events[1].result.as_deref(), Some("1-0"));
     assert_eq!(events[1].detail.as_deref(), Some("Player2 has no pieces left"));
-    assert_eq!(t.record().unwrap().result, Some(GameResult::Win(Color::Black)));
+    assert_eq!(t.record().unwrap().result, Some(Outcome::Win(Color::Black)));
     b.set(0, 1, 'w');
     assert!(t.observe(&b.obs()).is_empty(), "after the end, boards are not judged");
     assert!(write_pdn(&t.games()).contains("1. 10x19 1-0"));
@@ -233,7 +233,7 @@ fn the_operator_enters_a_result() {
     assert!(t.command(&Command::Result { pdn: "3-1".into() }).unwrap_err().to_string().contains("3-1"));
     let over = t.command(&Command::Result { pdn: "1-0".into() }).unwrap();
     assert_eq!(over[0].text, "Game over: Player1 wins", "Black first in English: 1-0 is a Black win");
-    assert_eq!(t.record().unwrap().result, Some(GameResult::Win(Color::Black)));
+    assert_eq!(t.record().unwrap().result, Some(Outcome::Win(Color::Black)));
 }
 
 #[test]

@@ -14,7 +14,7 @@ use boardwatch::draughts::notation::{move_text, seen_at};
 use boardwatch::draughts::rules::PromotionInCapture;
 use boardwatch::draughts::{Piece, Position, Rules, Variant};
 use boardwatch::tracker::{
-    Event, EventKind, KingStyle, Observation, Reading, RecordItem, RecordedMove, SquareClass, Tracker, TrackerConfig,
+    Event, EventKind, KingStyle, Observation, Reading, RecordItem, TrackedMove, SquareClass, Tracker, TrackerConfig,
 };
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -248,7 +248,7 @@ struct Recorded {
 impl Recorded {
     fn of(tracker: &Tracker) -> Recorded {
         let items = tracker.record().map(|r| r.items.clone()).unwrap_or_default();
-        let moves: Vec<&RecordedMove> =
+        let moves: Vec<&TrackedMove> =
             items.iter().filter_map(|i| if let RecordItem::Move(m) = i { Some(m) } else { None }).collect();
         Recorded {
             moves: moves.iter().map(|m| m.text.clone()).collect(),

@@ -84,9 +84,9 @@ fn start_positions_give_the_orientation_and_map_to_board_coordinates() {
                 let p = view.probs[r][c];
                 let total: f32 = p.iter().sum::<f32>() + view.unknown[r][c];
                 assert!((total - 1.0).abs() < 1e-3, "{name} ({r},{c}): probabilities sum to {total}");
-                // The view's order is . b B w W.
+                // The view's order is the project's: . b w B W.
                 let best = (0..5).max_by(|&a, &b| p[a].total_cmp(&p[b])).unwrap();
-                assert_eq!(".bBwW".as_bytes()[best] as char, view.grid[r][c], "{name} ({r},{c})");
+                assert_eq!(".bwBW".as_bytes()[best] as char, view.grid[r][c], "{name} ({r},{c})");
             }
         }
     }

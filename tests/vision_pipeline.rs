@@ -62,7 +62,7 @@ fn drawn_palette(frame: &Mat, loc: &BoardLocation) -> ColourModel {
     for r in 0..8 {
         for c in 0..8 {
             let dark = (r + c) % 2 == 1;
-            let cls = SquareClass::from_letter(START[r].as_bytes()[c] as char).unwrap();
+            let cls = ColourClass::from_letter(START[r].as_bytes()[c] as char).unwrap();
             samples.push((bf.squares[r][c], dark, cls));
         }
     }

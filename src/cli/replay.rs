@@ -3,19 +3,19 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::mpsc::sync_channel;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use boardwatch::draughts::Variant;
 use boardwatch::pipeline::BoardPipeline;
-use boardwatch::publish::{write_atomically, EventLog};
-use boardwatch::tracker::{write_pdn_with_tags, Event, EventKind, KingStyle, Tracker, TrackerConfig};
+use boardwatch::publish::recorder::Recorder;
+use boardwatch::publish::records::{InputOrigin, PdnFiles};
+use boardwatch::tracker::{Command, EventKind, Input, KingStyle, TrackerConfig};
+use boardwatch::vision::capture::{Capture, Captured, Policy};
 use boardwatch::vision::source::VideoSource;
 use boardwatch::vision::{Calibration, ColourModel, FrameSource, WatchConfig, Watcher};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use serde::Serialize;
 
 use super::overlay_video::OverlayVideo;
 
@@ -39,7 +39,8 @@ pub struct ReplayArgs {
     /// Write the game record here (replaced atomically).
     #[arg(long)]
     pdn: Option<PathBuf>,
-    /// Write the tracker's events here, one JSON line each with frame number and video time.
+    /// Write the event log here: one JSON line per board state handed to the tracker (with its
+    /// frame number and video time) and the events it caused, as the daemon's `events.jsonl`.
     #[arg(long)]
     log: Option<PathBuf>,
     /// Replace an existing --log file instead of refusing to touch it.
@@ -70,19 +71,6 @@ pub struct ReplayArgs {
     read_every_frame: bool,
 }
 
-/// Decoded frames waiting for the vision thread: enough to ride out a slow frame
-/// (a full board search), few enough to bound memory (about 2 MB a frame at 960x720).
-const DECODED_QUEUE: usize = 8;
-
-/// One line of the replay's event log.
-#[derive(Serialize, serde::Deserialize)]
-struct LoggedEvent {
-    frame: u64,
-    video_time: f64,
-    #[serde(flatten)]
-    event: Event,
-}
-
 fn game_tags(args: &ReplayArgs) -> Vec<(String, String)> {
     [("Event", &args.event), ("Site", &args.site), ("Date", &args.date), ("Round", &args.round), ("White", &args.white), ("Black", &args.black)]
         .into_iter()
@@ -90,15 +78,15 @@ fn game_tags(args: &ReplayArgs) -> Vec<(String, String)> {
         .collect()
 }
 
-fn open_log(path: &Path, overwrite: bool) -> anyhow::Result<EventLog> {
+/// An existing log is never continued nor overwritten without `--overwrite`.
+fn clear_log(path: &Path, overwrite: bool) -> anyhow::Result<()> {
     if path.exists() {
         if !overwrite {
             bail!("--log {}: the file exists; choose another name or pass --overwrite", path.display());
         }
         std::fs::remove_file(path).with_context(|| format!("--log {}", path.display()))?;
     }
-    let (log, _) = EventLog::open::<serde_json::Value>(path)?;
-    Ok(log)
+    Ok(())
 }
 
 fn progress_bar(frames: Option<u64>) -> Option<ProgressBar> {
@@ -132,37 +120,36 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let kings = args.kings.unwrap_or(if watcher.palette().dark_king.is_some() { KingStyle::Visible } else { KingStyle::Stacked });
-    let tracker = Tracker::new(TrackerConfig::new(args.variant, kings));
-    let mut pipeline = BoardPipeline::new(watcher, tracker);
-    let mut log = args.log.as_ref().map(|p| open_log(p, args.overwrite)).transpose()?;
-    let tags = game_tags(&args);
+    let mut pipeline = BoardPipeline::new(watcher);
+    if let Some(path) = &args.log {
+        clear_log(path, args.overwrite)?;
+    }
+    let pdn_files = PdnFiles::at(None, args.pdn.clone(), game_tags(&args));
+    let (mut recorder, _) = Recorder::open(TrackerConfig::new(args.variant, kings), args.log.as_deref(), pdn_files)?;
+    // The game starts at the standard position, as the daemon starts a new board's.
+    recorder.step(InputOrigin::Operator, None, Input::Command(Command::Init))?;
     let mut overlay = args.overlay_video.as_deref().map(|p| OverlayVideo::create(p, fps)).transpose()?;
 
-    // The vision work on this thread alone (OpenCV's own pool would compete with decoding
-    // for the cores), so that its CPU time is the whole cost of the pipeline.
-    opencv::core::set_num_threads(1).context("OpenCV threads")?;
+    // The vision work on this thread alone, so that its CPU time is the whole cost of the
+    // pipeline (and its readings the daemon's).
+    boardwatch::vision::opencv_on_calling_threads().context("OpenCV threads")?;
     let bar = progress_bar(total);
     let (cpu_start, vision_cpu_start) = (process_cpu_secs(), thread_cpu_secs());
     let clock = Instant::now();
     let mut last_report = Instant::now();
     let (mut frames, mut moves) = (0u64, 0usize);
-    // Decoding on its own thread, so that it and the vision work share the machine's cores.
-    let (sender, decoded) = sync_channel(DECODED_QUEUE);
-    let decoder = std::thread::Builder::new()
-        .name("decode".into())
-        .spawn(move || loop {
-            let item = source.next_frame();
-            let end = !matches!(item, Ok(Some(_)));
-            // A closed channel: the vision thread stopped (an error); so do we.
-            if sender.send(item).is_err() || end {
-                break;
-            }
-        })
+    let policy = Policy::File { realtime: false, skip_through: 0 };
+    let decoder = Capture::start("decode", policy, move || Ok::<_, String>(Box::new(source) as Box<dyn FrameSource>))
         .context("starting the decoding thread")?;
-    for item in decoded {
-        let Some(frame) = item.with_context(|| format!("{}", args.video.display()))? else { break };
+    for captured in decoder.iter() {
+        let frame = match captured {
+            Captured::Frame(frame) => frame,
+            Captured::Opened(_) => continue,
+            Captured::End => break,
+            Captured::Failed(why) => bail!("{}: {why}", args.video.display()),
+        };
         frames += 1;
-        let step = pipeline.process(&frame.image, frame.t).with_context(|| format!("{} frame {}", args.video.display(), frame.index))?;
+        let step = pipeline.process(&frame, Some(frame.index), &mut recorder).with_context(|| format!("{} frame {}", args.video.display(), frame.index))?;
         if let Some(overlay) = overlay.as_mut() {
             overlay.write(&frame.image, &step.frame)?;
         }
@@ -177,13 +164,6 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             } else if matches!(event.kind, EventKind::Error | EventKind::Uncertain) {
                 tracing::info!(frame = frame.index, t = frame.t, "{}", event.line);
             }
-            if let Some(log) = log.as_mut() {
-                log.append(&LoggedEvent { frame: frame.index, video_time: frame.t, event })?;
-            }
-            if let Some(path) = &args.pdn {
-                // After every event: a record that is never more than one move behind.
-                write_atomically(path, write_pdn_with_tags(&pipeline.tracker.games(), &tags).as_bytes())?;
-            }
         }
         match &bar {
             Some(bar) => {
@@ -197,7 +177,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             None => {}
         }
     }
-    if decoder.join().is_err() {
+    if !decoder.join() {
         bail!("{}: the decoding thread failed", args.video.display());
     }
     if let Some(overlay) = overlay {
@@ -209,12 +189,8 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let seconds = clock.elapsed().as_secs_f64();
     let vision_cpu = thread_cpu_secs() - vision_cpu_start;
     let decode_cpu = (process_cpu_secs() - cpu_start - vision_cpu).max(0.0);
-    let games = pipeline.tracker.games();
-    let pdn = write_pdn_with_tags(&games, &tags);
-    if let Some(path) = &args.pdn {
-        write_atomically(path, pdn.as_bytes())?;
-    }
-    println!("\n{pdn}");
+    recorder.flush().with_context(|| format!("--pdn {}", args.pdn.as_deref().unwrap_or(Path::new("")).display()))?;
+    println!("\n{}", recorder.pdn().all());
     eprintln!(
         "{frames} frames in {seconds:.1} s ({:.0} frames/s), {moves} moves; squares read on {} frames",
         frames as f64 / seconds.max(1e-9),

@@ -47,7 +47,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         println!("state_dir {}", config.state_dir.display());
         println!("listen {} (operator actions {})", config.http.listen, if config.http.token.is_some() { "on" } else { "off" });
         for b in &config.boards {
-            println!("board {} ({}): {}, {}", b.id, b.name, b.variant.name(), daemon::source::describe_config(&b.source));
+            println!("board {} ({}): {}, {}", b.id, b.name, b.variant.name(), daemon::sources::describe_config(&b.source));
         }
         return Ok(ExitCode::SUCCESS);
     }

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use boardwatch::draughts::fen::parse_fen;
 use boardwatch::draughts::Variant;
-use boardwatch::tracker::{parse_input_line, write_pdn, Event, InputLine, KingStyle, Tracker, TrackerConfig};
+use boardwatch::tracker::{parse_input_line, write_pdn, Event, Input, KingStyle, Tracker, TrackerConfig};
 use clap::Args;
 
 const FORMAT_HELP: &str = "\
@@ -133,8 +133,8 @@ fn follow(args: &TrackArgs, tracker: &mut Tracker, out: &mut impl Write) -> anyh
         }
         let input = parse_input_line(&line).with_context(|| format!("{name}: line {number}"))?;
         let events = match input {
-            InputLine::Observation(obs) => tracker.observe(&obs),
-            InputLine::Command(command) => match tracker.command(&command) {
+            Input::Observation(obs) => tracker.observe(&obs),
+            Input::Command(command) => match tracker.command(&command) {
                 Ok(events) => events,
                 // A refused operator command is part of a session, not a broken input file.
                 Err(err) => {

@@ -1,32 +1,39 @@
-//! One board: its pipeline thread (source → tracker → records → live listeners) and the state the
-//! API shows.
+//! One board of the daemon: its records (a [`Recorder`]: tracker, synced event log, PDN files),
+//! its source's health, and copies of what the API shows, so that readers never wait for a disk
+//! sync.
 //!
-//! Every input goes through [`BoardCore::step`] under one lock, in this order: the tracker
-//! judges it, the input and its events are appended to the board's log and synced, the PDN files
-//! are replaced, and only then are the events published. A restart replays the log's inputs
-//! through a new tracker ([`BoardCore::open`]) and so continues the game exactly where the last
-//! synced record left it: nothing a listener saw can be missing, nothing is recorded twice.
+//! Every input reaches the recorder under the board's one `recorder` lock, in this order: the
+//! tracker judges it, the input and its events are appended to the board's log and synced, the
+//! PDN files are replaced, and only then are the events published (to the copies and the live
+//! hub). A restart replays the log through a new tracker ([`Board::open`]) and so continues the
+//! game exactly where the last synced record left it: nothing a listener saw can be missing,
+//! nothing is recorded twice. The board's thread (`runner`) feeds it; the API reads it and
+//! hands it operator actions.
 
 use std::collections::VecDeque;
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::config::{BoardConfig, RetryConfig};
-use super::source::{open_source, render_board_picture, Picture, SourceInput, SourceItem};
-use super::supervisor::{supervise, SourceSink, SourceState, StopSignal};
+use super::config::BoardConfig;
+use super::sources::Picture;
+use super::stop::StopSignal;
+use super::supervisor::SourceState;
 use crate::draughts::fen::{parse_fen, to_fen};
 use crate::draughts::rules::Rules;
+use crate::pipeline::{BoardPipeline, PipelineError};
 use crate::publish::hub::{BoardEvent, Hub, HubMessage};
-use crate::publish::records::{now_seconds, InputOrigin, LogRecord, PdnFiles};
-use crate::publish::EventLog;
+use crate::publish::recorder::{Recorder, StepError};
+use crate::publish::records::{InputOrigin, PdnFiles};
 use crate::tracker::events::player_number;
-use crate::tracker::{parse_input_line, Event, InputLine, Observation, Tracker, TrackerConfig};
+use crate::tracker::{parse_input_value, Command, Event, Input, Observation, Tracker, TrackerConfig};
+use crate::vision::source::Frame;
+use crate::vision::{board_diagram_jpeg, FrameResult};
 
 /// Lock a mutex even if a thread panicked while holding it: the data behind these locks stays
 /// consistent step by step, and one failed board must not take the API down.
@@ -34,13 +41,13 @@ pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Why an input was not taken.
+/// Why an operator action was not taken.
 #[derive(Debug, thiserror::Error)]
-pub enum StepError {
-    /// The tracker refused an operator command (nothing to confirm, an unclear board, ...).
+pub enum ActionError {
+    /// The tracker refused a command (nothing to confirm, an unclear board, ...).
     #[error("{0}")]
     Refused(String),
-    /// The command itself is malformed.
+    /// The action itself is malformed.
     #[error("{0}")]
     Invalid(String),
     /// The board is not recording (its log could not be opened).
@@ -51,151 +58,36 @@ pub enum StepError {
     Log(String),
 }
 
-/// The tracker and the durable records of a board.
-pub struct BoardCore {
-    tracker: Tracker,
-    log: EventLog,
-    pdn: PdnFiles,
-    /// The last observation handed to the tracker: the same board again says nothing new, and
-    /// is not logged again.
-    last_fed: Option<Observation>,
-    /// Where the source stood at its last logged input.
-    cursor: Option<u64>,
-    /// Held while the daemon runs: two daemons writing one log would corrupt it.
-    _lock: File,
-}
-
-/// Feed one logged input to a tracker. Observations go through their JSON form in both the live
-/// and the replayed run, so that both hand the tracker the very same readings.
-fn apply_input(tracker: &mut Tracker, input: &Value) -> Result<Vec<Event>, StepError> {
-    match parse_input_line(&input.to_string()).map_err(|e| StepError::Invalid(e.to_string()))? {
-        InputLine::Observation(obs) => Ok(tracker.observe(&obs)),
-        InputLine::Command(command) => tracker.command(&command).map_err(|e| StepError::Refused(e.to_string())),
+impl From<StepError> for ActionError {
+    fn from(e: StepError) -> ActionError {
+        match e {
+            StepError::Refused(m) => ActionError::Refused(m),
+            StepError::Log(m) => ActionError::Log(m),
+        }
     }
 }
 
-impl BoardCore {
-    /// Open the board's folder, replay its log, and start the first game if the log is new.
-    /// Returns the core and the events already published (from the log).
-    pub fn open(config: &BoardConfig, dir: &Path) -> Result<(BoardCore, Vec<Event>), String> {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let lock_path = dir.join("lock");
-        let lock = File::create(&lock_path).map_err(|e| format!("{}: {e}", lock_path.display()))?;
-        lock.try_lock().map_err(|_| format!("{}: another boardwatch is recording this board", dir.display()))?;
-        let log_path = dir.join("events.jsonl");
-        let (log, records) = EventLog::open::<LogRecord>(&log_path).map_err(|e| e.to_string())?;
-        let mut core = BoardCore {
-            tracker: Tracker::new(TrackerConfig {
-                strict: config.strict,
-                error_after: config.error_after,
-                ..TrackerConfig::new(config.variant, config.kings)
-            }),
-            log,
-            pdn: PdnFiles::new(dir, config.tags.clone()),
-            last_fed: None,
-            cursor: None,
-            _lock: lock,
+/// Open the board's folder and its log (replaying it), and start the first game if the log is
+/// new. Returns the recorder, the events already published, and the folder's lock, held while
+/// the daemon runs: two daemons writing one log would corrupt it.
+fn open_records(config: &BoardConfig, dir: &Path) -> Result<(Recorder, Vec<Event>, File), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let lock_path = dir.join("lock");
+    let lock = File::create(&lock_path).map_err(|e| format!("{}: {e}", lock_path.display()))?;
+    lock.try_lock().map_err(|_| format!("{}: another boardwatch is recording this board", dir.display()))?;
+    let tracker = TrackerConfig { strict: config.strict, error_after: config.error_after, ..TrackerConfig::new(config.variant, config.kings) };
+    let pdn = PdnFiles::new(dir, config.tags.clone());
+    let (mut recorder, mut published) =
+        Recorder::open(tracker, Some(&dir.join("events.jsonl")), pdn).map_err(|e| e.to_string())?;
+    if published.is_empty() && recorder.tracker().position().is_none() {
+        let start = match &config.start_fen {
+            Some(fen) => Command::SetStart { to_move: None, fen: Some(fen.clone()) },
+            None => Command::Init,
         };
-        let mut published = Vec::new();
-        let mut mismatch_reported = false;
-        for (index, record) in records.into_iter().enumerate() {
-            let replayed = match apply_input(&mut core.tracker, &record.input) {
-                Ok(events) => events,
-                Err(e) => {
-                    tracing::warn!("{}: record {}: replay refused the input: {e}", log_path.display(), index + 1);
-                    Vec::new()
-                }
-            };
-            // The log is the truth of what was published; a different answer means the tracker
-            // changed since it was written (an upgrade), and the game goes on from the replay.
-            let same = replayed.len() == record.events.len()
-                && replayed.iter().zip(&record.events).all(|(a, b)| a.seq == b.seq && a.line == b.line);
-            if !same && !mismatch_reported {
-                mismatch_reported = true;
-                tracing::warn!(
-                    "{}: record {}: the tracker now answers {:?} where the log has {:?}",
-                    log_path.display(),
-                    index + 1,
-                    replayed.iter().map(|e| &e.line).collect::<Vec<_>>(),
-                    record.events.iter().map(|e| &e.line).collect::<Vec<_>>()
-                );
-            }
-            if let Ok(InputLine::Observation(obs)) = parse_input_line(&record.input.to_string()) {
-                core.last_fed = Some(*obs);
-            }
-            if record.cursor.is_some() {
-                core.cursor = record.cursor;
-            }
-            published.extend(record.events);
-        }
-        if published.is_empty() && core.tracker.position().is_none() {
-            let start = match &config.start_fen {
-                Some(fen) => json!({"op": "set_start", "fen": fen}),
-                None => json!({"op": "init"}),
-            };
-            let events = core.step(InputOrigin::Operator, None, start).map_err(|e| e.to_string())?;
-            published.extend(events);
-        }
-        core.update_pdn().map_err(|e| e.to_string())?;
-        Ok((core, published))
+        published.extend(recorder.step(InputOrigin::Operator, None, Input::Command(start)).map_err(|e| e.to_string())?);
     }
-
-    /// Judge one input, log it with its events (synced), and return the events to publish.
-    /// Observations equal to the last one are dropped (`Ok` with no events, nothing logged).
-    pub fn step(&mut self, from: InputOrigin, cursor: Option<u64>, input: Value) -> Result<Vec<Event>, StepError> {
-        let observation = match parse_input_line(&input.to_string()) {
-            Ok(InputLine::Observation(obs)) => Some(*obs),
-            Ok(InputLine::Command(_)) => None,
-            Err(e) => return Err(StepError::Invalid(e.to_string())),
-        };
-        if let (Some(obs), Some(last)) = (&observation, &self.last_fed) {
-            // The same board again is news only while the tracker waits to see whether a board
-            // nothing explains stays (then time passing over it makes it an error).
-            if obs.squares == last.squares && !self.tracker.is_suspecting() {
-                return Ok(Vec::new());
-            }
-        }
-        let events = apply_input(&mut self.tracker, &input)?;
-        let record = LogRecord { at: now_seconds(), from, cursor, input, events };
-        if let Err(e) = self.log.append(&record) {
-            // The tracker has moved on but the disk has not: undo by rebuilding it from the log.
-            tracing::error!("{e}; the step is dropped");
-            self.rebuild();
-            return Err(StepError::Log(e.to_string()));
-        }
-        if observation.is_some() {
-            self.last_fed = observation;
-        }
-        if cursor.is_some() {
-            self.cursor = cursor;
-        }
-        Ok(record.events)
-    }
-
-    /// Rebuild the tracker from the log on disk (after a failed append).
-    fn rebuild(&mut self) {
-        let Ok((_, records)) = EventLog::open::<LogRecord>(self.log.path()) else { return };
-        let mut tracker = Tracker::new(*self.tracker.config());
-        let mut last_fed = None;
-        for record in &records {
-            let _ = apply_input(&mut tracker, &record.input);
-            if let Ok(InputLine::Observation(obs)) = parse_input_line(&record.input.to_string()) {
-                last_fed = Some(*obs);
-            }
-        }
-        self.tracker = tracker;
-        self.last_fed = last_fed;
-    }
-
-    /// Rewrite the PDN files if the record changed.
-    pub fn update_pdn(&mut self) -> std::io::Result<bool> {
-        let games = self.tracker.games();
-        self.pdn.update(&games, self.tracker.record())
-    }
-
-    pub fn tracker(&self) -> &Tracker {
-        &self.tracker
-    }
+    recorder.flush().map_err(|e| e.to_string())?;
+    Ok((recorder, published, lock))
 }
 
 /// The game on a board, as the API shows it.
@@ -268,6 +160,30 @@ struct Health {
 const FPS_WINDOW: Duration = Duration::from_secs(3);
 
 impl Health {
+    fn new(source: String) -> Health {
+        Health {
+            source,
+            state: SourceState::Starting,
+            error: None,
+            retry_in: None,
+            failures: 0,
+            frames: 0,
+            recent_frames: VecDeque::new(),
+            last_frame: None,
+            warnings: 0,
+            last_warning: None,
+        }
+    }
+
+    fn count_item(&mut self, now: Instant) {
+        self.frames += 1;
+        self.last_frame = Some(now);
+        self.recent_frames.push_back(now);
+        while self.recent_frames.front().is_some_and(|t| now.duration_since(*t) > FPS_WINDOW) {
+            self.recent_frames.pop_front();
+        }
+    }
+
     fn to_json(&self) -> Value {
         let now = Instant::now();
         let recent = self.recent_frames.iter().filter(|t| now.duration_since(**t) <= FPS_WINDOW).count();
@@ -286,41 +202,50 @@ impl Health {
     }
 }
 
+/// What the API shows of a board besides its source: copies made after every step.
+#[derive(Default)]
+struct Shown {
+    /// Every event published, in order (for listeners that connect late or fall behind).
+    published: Vec<Arc<BoardEvent>>,
+    game: GameView,
+    /// The current game and every game, as PDN.
+    pdn: (Arc<str>, Arc<str>),
+    picture: Option<Picture>,
+}
+
 /// One board of the daemon.
 pub struct Board {
     pub config: BoardConfig,
     dir: PathBuf,
     hub: Hub,
-    core: Mutex<Option<BoardCore>>,
-    /// Why the board is not recording, when its folder or log could not be opened.
+    /// `None` when the board's folder or log could not be opened (`failure` says why).
+    recorder: Mutex<Option<Recorder>>,
     failure: Option<String>,
-    /// Every event published, in order (for listeners that connect late or fall behind).
-    published: Mutex<Vec<Arc<BoardEvent>>>,
-    /// Copies for the API, so that readers never wait for a disk sync.
-    view: Mutex<GameView>,
-    pdn_texts: Mutex<(Arc<str>, Arc<str>)>,
+    shown: Mutex<Shown>,
     health: Mutex<Health>,
-    picture: Mutex<Option<Picture>>,
-    stop: StopSignal,
-    thread: Mutex<Option<JoinHandle<()>>>,
-    /// When the step holding the records began; `None` between steps. A step that never ends
-    /// (a disk that hangs) is what the watchdog must notice.
-    step_started: Mutex<Option<Instant>>,
+    /// Raised to stop the board's thread.
+    pub stop: StopSignal,
+    /// When the step holding the recorder began, in milliseconds after `opened` plus one; 0
+    /// between steps. A step that never ends (a disk that hangs) is what the watchdog must notice.
+    step_started: AtomicU64,
+    opened: Instant,
+    _lock: Option<File>,
 }
 
 /// Marks a step as under way for as long as it lives.
-struct StepTimer<'a>(&'a Mutex<Option<Instant>>);
+struct StepTimer<'a>(&'a Board);
 
 impl<'a> StepTimer<'a> {
-    fn start(slot: &'a Mutex<Option<Instant>>) -> StepTimer<'a> {
-        *lock(slot) = Some(Instant::now());
-        StepTimer(slot)
+    fn start(board: &'a Board) -> StepTimer<'a> {
+        let now = board.opened.elapsed().as_millis() as u64 + 1;
+        board.step_started.store(now, Ordering::Relaxed);
+        StepTimer(board)
     }
 }
 
 impl Drop for StepTimer<'_> {
     fn drop(&mut self) {
-        *lock(self.0) = None;
+        self.0.step_started.store(0, Ordering::Relaxed);
     }
 }
 
@@ -329,47 +254,33 @@ impl Board {
     /// still listed, with the reason, and does not run.
     pub fn open(config: BoardConfig, state_dir: &Path, hub: Hub) -> Arc<Board> {
         let dir = state_dir.join(&config.id);
-        let (core, published, failure) = match BoardCore::open(&config, &dir) {
-            Ok((core, published)) => (Some(core), published, None),
+        let (recorder, published, failure, folder_lock) = match open_records(&config, &dir) {
+            Ok((recorder, published, folder_lock)) => (Some(recorder), published, None, Some(folder_lock)),
             Err(e) => {
                 tracing::error!(board = %config.id, "not recording: {e}");
-                (None, Vec::new(), Some(e))
+                (None, Vec::new(), Some(e), None)
             }
         };
         let rules = config.variant.rules();
-        let published: Vec<Arc<BoardEvent>> =
-            published.into_iter().map(|event| Arc::new(board_event(&config.id, event, &rules))).collect();
-        let source = super::source::describe_config(&config.source);
+        let published = published.into_iter().map(|event| Arc::new(board_event(&config.id, event, &rules))).collect();
+        let health = Health::new(super::sources::describe_config(&config.source));
         let board = Board {
             dir,
             hub,
             failure,
-            published: Mutex::new(published),
-            view: Mutex::new(GameView::default()),
-            pdn_texts: Mutex::new((Arc::from(""), Arc::from(""))),
-            health: Mutex::new(Health {
-                source,
-                state: SourceState::Starting,
-                error: None,
-                retry_in: None,
-                failures: 0,
-                frames: 0,
-                recent_frames: VecDeque::new(),
-                last_frame: None,
-                warnings: 0,
-                last_warning: None,
-            }),
-            picture: Mutex::new(None),
+            shown: Mutex::new(Shown { published, ..Shown::default() }),
+            health: Mutex::new(health),
             stop: StopSignal::new(),
-            thread: Mutex::new(None),
-            step_started: Mutex::new(None),
-            core: Mutex::new(core),
+            step_started: AtomicU64::new(0),
+            opened: Instant::now(),
+            recorder: Mutex::new(recorder),
+            _lock: folder_lock,
             config,
         };
-        if let Some(core) = lock(&board.core).as_ref() {
-            board.refresh(core);
+        if let Some(recorder) = lock(&board.recorder).as_ref() {
+            board.refresh(recorder);
             // Until the source shows the board again, show the last board state recorded.
-            *lock(&board.picture) = core.last_fed.as_ref().and_then(render_board_picture);
+            lock(&board.shown).picture = recorder.last_observation().and_then(diagram);
         }
         Arc::new(board)
     }
@@ -378,60 +289,30 @@ impl Board {
         &self.config.id
     }
 
+    /// The board's folder in the state directory.
+    pub fn folder(&self) -> &Path {
+        &self.dir
+    }
+
     /// Whether the board's records are open (false: see `failure`).
     pub fn recording(&self) -> bool {
         self.failure.is_none()
     }
 
-    /// Start the pipeline thread: the source under its supervisor, feeding the tracker.
-    pub fn start(self: &Arc<Self>, retry: RetryConfig) {
-        let cursor = match lock(&self.core).as_ref() {
-            Some(core) => core.cursor,
-            None => {
-                let failure = self.failure.clone();
-                self.set_state(SourceState::Stopped, failure, None);
-                return;
-            }
-        };
-        let board = Arc::clone(self);
-        let spawned = std::thread::Builder::new().name(format!("board-{}", self.id())).spawn(move || {
-            let mut source = open_source(&board.config, &board.dir);
-            if let Some(cursor) = cursor {
-                source.resume_after(cursor);
-            }
-            supervise(source.as_mut(), retry, &board.stop.clone(), board.as_ref());
-        });
-        match spawned {
-            Ok(handle) => *lock(&self.thread) = Some(handle),
-            Err(e) => self.set_state(SourceState::Stopped, Some(format!("cannot start the board's thread: {e}")), None),
+    /// Where the source stood at the last input recorded; `Err` with the reason when the board
+    /// is not recording.
+    pub fn resume_cursor(&self) -> Result<Option<u64>, String> {
+        match lock(&self.recorder).as_ref() {
+            Some(recorder) => Ok(recorder.cursor()),
+            None => Err(self.failure.clone().unwrap_or_default()),
         }
-    }
-
-    /// Ask the pipeline to stop; [`Board::join`] waits for it.
-    pub fn request_stop(&self) {
-        self.stop.stop();
-    }
-
-    /// Wait up to `limit` for the pipeline thread; false if it is still stuck (in a driver call).
-    pub fn join(&self, limit: Duration) -> bool {
-        let Some(handle) = lock(&self.thread).take() else { return true };
-        let deadline = Instant::now() + limit;
-        while !handle.is_finished() {
-            if Instant::now() >= deadline {
-                tracing::warn!(board = %self.id(), "the source did not stop in time; leaving it");
-                return false;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let _ = handle.join();
-        true
     }
 
     /// Make sure the files on disk are complete (they are after every step; this catches a PDN
     /// write that failed earlier).
     pub fn flush(&self) {
-        if let Some(core) = lock(&self.core).as_mut() {
-            if let Err(e) = core.update_pdn() {
+        if let Some(recorder) = lock(&self.recorder).as_mut() {
+            if let Err(e) = recorder.flush() {
                 tracing::error!(board = %self.id(), "{e}");
             }
         }
@@ -439,35 +320,40 @@ impl Board {
 
     /// An operator action from the API: `{"op": ...}` as `boardwatch track` reads them, plus
     /// `new_game` (with an optional `fen`) and `undo`. Returns the events it caused.
-    pub fn operate(&self, action: &Value) -> Result<Vec<Arc<BoardEvent>>, StepError> {
+    pub fn operate(&self, action: &Value) -> Result<Vec<Arc<BoardEvent>>, ActionError> {
         let commands = operator_commands(action, &self.config.variant.rules())?;
-        let mut guard = lock(&self.core);
-        let _timer = StepTimer::start(&self.step_started);
-        let Some(core) = guard.as_mut() else {
-            return Err(StepError::NotRecording(self.failure.clone().unwrap_or_default()));
+        let mut guard = lock(&self.recorder);
+        let _timer = StepTimer::start(self);
+        let Some(recorder) = guard.as_mut() else {
+            return Err(ActionError::NotRecording(self.failure.clone().unwrap_or_default()));
         };
         let mut published = Vec::new();
         for command in commands {
-            let events = core.step(InputOrigin::Operator, None, command)?;
-            published.extend(self.publish(core, events));
+            let events = recorder.step(InputOrigin::Operator, None, Input::Command(command))?;
+            published.extend(self.publish(recorder, events));
         }
         Ok(published)
     }
 
-    /// One input from the source.
-    fn feed(&self, input: SourceInput, cursor: Option<u64>) {
-        let value = match input {
-            SourceInput::Observation(obs) => obs.to_input_json(),
-            SourceInput::Command(op) => op,
-        };
-        let mut guard = lock(&self.core);
-        let _timer = StepTimer::start(&self.step_started);
-        let Some(core) = guard.as_mut() else { return };
-        match core.step(InputOrigin::Source, cursor, value) {
-            Ok(events) => {
-                self.publish(core, events);
+    /// An input read by the source (a file's line `cursor`). A board state equal to the last
+    /// one says nothing new and is not logged again.
+    pub fn feed(&self, input: Input, cursor: Option<u64>) {
+        let mut guard = lock(&self.recorder);
+        let _timer = StepTimer::start(self);
+        let Some(recorder) = guard.as_mut() else { return };
+        if let (Input::Observation(obs), Some(last)) = (&input, recorder.last_observation()) {
+            // The same board again is news only while the tracker waits to see whether a board
+            // nothing explains stays (then time passing over it makes it an error).
+            if obs.squares == last.squares && !recorder.tracker().is_suspecting() {
+                return;
             }
-            Err(e @ (StepError::Refused(_) | StepError::Invalid(_))) => {
+        }
+        match recorder.step(InputOrigin::Source, cursor, input) {
+            Ok(events) => {
+                self.publish(recorder, events);
+            }
+            Err(e @ StepError::Refused(_)) => {
+                drop(guard);
                 let where_ = cursor.map(|c| format!("line {c}: ")).unwrap_or_default();
                 self.warning(format!("{where_}command refused: {e}"));
             }
@@ -475,19 +361,41 @@ impl Board {
         }
     }
 
-    /// After a logged step: PDN files, the API's copies, then the live listeners.
-    fn publish(&self, core: &mut BoardCore, events: Vec<Event>) -> Vec<Arc<BoardEvent>> {
+    /// A camera frame through the board's pipeline (vision, tracker, records), at `cursor`;
+    /// what was seen, or `None` when the frame could not be read (reported as a warning) or the
+    /// board is not recording. The recorder is held for the frame: operator actions wait for at
+    /// most one.
+    pub fn process_frame(&self, pipeline: &mut BoardPipeline, frame: &Frame, cursor: Option<u64>) -> Option<FrameResult> {
+        let mut guard = lock(&self.recorder);
+        let _timer = StepTimer::start(self);
+        let recorder = guard.as_mut()?;
+        match pipeline.process(frame, cursor, recorder) {
+            Ok(step) => {
+                self.publish(recorder, step.events);
+                Some(step.frame)
+            }
+            Err(PipelineError::Vision(e)) => {
+                drop(guard);
+                self.warning(format!("{}: {e}", frame.name));
+                None
+            }
+            Err(e @ PipelineError::Record(_)) => {
+                tracing::error!(board = %self.id(), "{e}");
+                None
+            }
+        }
+    }
+
+    /// After a recorded step: the API's copies, then the live listeners.
+    fn publish(&self, recorder: &Recorder, events: Vec<Event>) -> Vec<Arc<BoardEvent>> {
         if events.is_empty() {
             return Vec::new();
         }
-        if let Err(e) = core.update_pdn() {
-            tracing::error!(board = %self.id(), "{e}");
-        }
-        self.refresh(core);
+        self.refresh(recorder);
         let rules = self.config.variant.rules();
         let events: Vec<Arc<BoardEvent>> =
             events.into_iter().map(|e| Arc::new(board_event(self.id(), e, &rules))).collect();
-        lock(&self.published).extend(events.iter().cloned());
+        lock(&self.shown).published.extend(events.iter().cloned());
         for event in &events {
             tracing::info!(board = %self.id(), seq = event.event.seq, "{}", event.event.line);
             self.hub.publish(HubMessage::Event(Box::new((**event).clone())));
@@ -495,12 +403,17 @@ impl Board {
         events
     }
 
-    fn refresh(&self, core: &BoardCore) {
-        *lock(&self.view) = view_of(core.tracker());
-        *lock(&self.pdn_texts) = (Arc::from(core.pdn.current()), Arc::from(core.pdn.all()));
+    fn refresh(&self, recorder: &Recorder) {
+        let game = view_of(recorder.tracker());
+        let pdn = (Arc::from(recorder.pdn().current()), Arc::from(recorder.pdn().all()));
+        let mut shown = lock(&self.shown);
+        shown.game = game;
+        shown.pdn = pdn;
     }
 
-    fn set_state(&self, state: SourceState, error: Option<String>, retry_in: Option<Duration>) {
+    // ----- what the board's thread reports -----
+
+    pub fn set_state(&self, state: SourceState, error: Option<String>, retry_in: Option<Duration>) {
         let snapshot = {
             let mut health = lock(&self.health);
             if state == SourceState::Retrying {
@@ -516,64 +429,78 @@ impl Board {
         self.hub.publish(HubMessage::Status { board: self.id().to_string(), source: snapshot });
     }
 
+    /// The source delivered something (for the frame rate).
+    pub fn count_item(&self) {
+        lock(&self.health).count_item(Instant::now());
+    }
+
+    pub fn set_picture(&self, picture: Picture) {
+        lock(&self.shown).picture = Some(picture);
+    }
+
+    /// A problem that does not stop the source; the same problem on every frame is logged once,
+    /// and counted.
+    pub fn warning(&self, message: String) {
+        let mut health = lock(&self.health);
+        health.warnings += 1;
+        if health.last_warning.as_ref() != Some(&message) {
+            tracing::warn!(board = %self.id(), "{message}");
+            health.last_warning = Some(message);
+        }
+    }
+
     // ----- what the API reads -----
 
     /// Published events with a sequence number above `after`.
     pub fn events_after(&self, after: u64) -> Vec<Arc<BoardEvent>> {
-        let published = lock(&self.published);
-        let start = published.partition_point(|e| e.event.seq <= after);
-        published[start..].to_vec()
+        let shown = lock(&self.shown);
+        let start = shown.published.partition_point(|e| e.event.seq <= after);
+        shown.published[start..].to_vec()
     }
 
     pub fn last_seq(&self) -> u64 {
-        lock(&self.published).last().map_or(0, |e| e.event.seq)
+        lock(&self.shown).published.last().map_or(0, |e| e.event.seq)
     }
 
     pub fn source_json(&self) -> Value {
         lock(&self.health).to_json()
     }
 
-    /// The board as `/boards/{id}` shows it, with the last `recent` events.
-    pub fn summary(&self, recent: usize) -> Value {
-        let last_events: Vec<Arc<BoardEvent>> = {
-            let published = lock(&self.published);
-            published[published.len().saturating_sub(recent)..].to_vec()
-        };
-        // One lock at a time: never two of the board's locks held together.
-        let game = lock(&self.view).clone();
-        let source = self.source_json();
-        let has_picture = lock(&self.picture).is_some();
-        json!({
-            "id": self.config.id,
-            "name": self.config.name,
-            "variant": self.config.variant.name(),
-            "kings": self.config.kings,
-            "tags": self.config.tags.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect::<serde_json::Map<_, _>>(),
-            "recording": self.failure.is_none(),
-            "error": self.failure,
-            "folder": self.dir,
-            "game": game,
-            "source": source,
-            "has_picture": has_picture,
-            "last_seq": last_events.last().map_or(0, |e| e.event.seq),
-            "last_events": last_events.iter().map(|e| e.as_ref()).collect::<Vec<_>>(),
-        })
+    /// The last `recent` published events, the game and whether there is a picture: the
+    /// board's part of `/boards/{id}`, read under one lock.
+    pub fn shown(&self, recent: usize) -> (Vec<Arc<BoardEvent>>, GameView, bool) {
+        let shown = lock(&self.shown);
+        let last = shown.published[shown.published.len().saturating_sub(recent)..].to_vec();
+        (last, shown.game.clone(), shown.picture.is_some())
+    }
+
+    /// Why the board is not recording, if it is not.
+    pub fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
     }
 
     /// The current game and every game, as PDN.
     pub fn pdn(&self) -> (Arc<str>, Arc<str>) {
-        lock(&self.pdn_texts).clone()
+        lock(&self.shown).pdn.clone()
     }
 
     pub fn picture(&self) -> Option<Picture> {
-        lock(&self.picture).clone()
+        lock(&self.shown).picture.clone()
     }
 
     /// No step has been holding the board's records for `limit` or more (the watchdog's check
     /// that no board is wedged). Never waits.
     pub fn responsive(&self, limit: Duration) -> bool {
-        lock(&self.step_started).is_none_or(|started| started.elapsed() < limit)
+        match self.step_started.load(Ordering::Relaxed) {
+            0 => true,
+            started => self.opened.elapsed().as_millis() as u64 + 1 - started < limit.as_millis() as u64,
+        }
     }
+}
+
+/// A drawn picture of a board state, for sources without a camera.
+pub fn diagram(obs: &Observation) -> Option<Picture> {
+    board_diagram_jpeg(&obs.to_grid()).ok().map(Picture::from)
 }
 
 fn board_event(board: &str, event: Event, rules: &Rules) -> BoardEvent {
@@ -582,73 +509,34 @@ fn board_event(board: &str, event: Event, rules: &Rules) -> BoardEvent {
 }
 
 /// The tracker commands of an operator action, checked before any is applied.
-fn operator_commands(action: &Value, rules: &Rules) -> Result<Vec<Value>, StepError> {
-    let invalid = |m: String| Err(StepError::Invalid(m));
+fn operator_commands(action: &Value, rules: &Rules) -> Result<Vec<Command>, ActionError> {
+    let invalid = |m: String| Err(ActionError::Invalid(m));
     let Some(op) = action.get("op").and_then(Value::as_str) else {
         return invalid("expected a JSON object with an `op`, e.g. {\"op\": \"back\"}".into());
     };
     const KNOWN: &str =
         "new_game, set_start, init_and_valid, confirm, reject, undo (or back), result, resign, draw, clear, referee";
-    let commands = match op {
+    match op {
         "new_game" => match action.get("fen") {
-            None | Some(Value::Null) => vec![json!({"op": "init"})],
+            None | Some(Value::Null) => Ok(vec![Command::Init]),
             Some(Value::String(fen)) => {
                 if let Err(e) = parse_fen(fen, rules) {
                     return invalid(format!("fen: {e}"));
                 }
                 // A new game from a set position: end the current one first, so that the
                 // position is the new game's start and not a setup inside the old one.
-                vec![json!({"op": "clear"}), json!({"op": "set_start", "fen": fen})]
+                Ok(vec![Command::Clear, Command::SetStart { to_move: None, fen: Some(fen.clone()) }])
             }
-            Some(other) => return invalid(format!("fen: expected a string, got {other}")),
+            Some(other) => invalid(format!("fen: expected a string, got {other}")),
         },
-        "undo" => vec![json!({"op": "back"})],
+        "undo" => Ok(vec![Command::Back]),
         "init" | "init_and_valid" | "set_start" | "back" | "clear" | "draw" | "resign" | "confirm" | "reject"
-        | "result" | "referee" => vec![action.clone()],
-        other => return invalid(format!("unknown op {other:?} (expected {KNOWN})")),
-    };
-    for command in &commands {
-        match parse_input_line(&command.to_string()) {
-            Ok(InputLine::Command(_)) => {}
-            Ok(InputLine::Observation(_)) => return invalid("not a command".into()),
-            Err(e) => return invalid(e.to_string()),
-        }
-    }
-    Ok(commands)
-}
-
-impl SourceSink for Board {
-    fn state(&self, state: SourceState, error: Option<String>, retry_in: Option<Duration>) {
-        self.set_state(state, error, retry_in);
-    }
-
-    fn item(&self, item: SourceItem) {
-        {
-            let mut health = lock(&self.health);
-            let now = Instant::now();
-            health.frames += 1;
-            health.last_frame = Some(now);
-            health.recent_frames.push_back(now);
-            while health.recent_frames.front().is_some_and(|t| now.duration_since(*t) > FPS_WINDOW) {
-                health.recent_frames.pop_front();
-            }
-        }
-        if let Some(picture) = item.picture {
-            *lock(&self.picture) = Some(picture);
-        }
-        if let Some(input) = item.input {
-            self.feed(input, item.cursor);
-        }
-    }
-
-    fn warning(&self, message: String) {
-        let mut health = lock(&self.health);
-        health.warnings += 1;
-        // The same problem on every frame is logged once, and counted.
-        if health.last_warning.as_ref() != Some(&message) {
-            tracing::warn!(board = %self.id(), "{message}");
-            health.last_warning = Some(message);
-        }
+        | "result" | "referee" => match parse_input_value(action.clone()) {
+            Ok(Input::Command(command)) => Ok(vec![command]),
+            Ok(Input::Observation(_)) => invalid("not a command".into()),
+            Err(e) => invalid(e.to_string()),
+        },
+        other => invalid(format!("unknown op {other:?} (expected {KNOWN})")),
     }
 }
 
@@ -681,8 +569,16 @@ mod tests {
         dir
     }
 
-    fn grid(rows: [&str; 8]) -> Value {
-        json!({ "grid": rows })
+    fn grid(rows: [&str; 8]) -> Input {
+        Input::Observation(Box::new(Observation::from_grid(&rows).unwrap()))
+    }
+
+    fn open(dir: &Path) -> Arc<Board> {
+        Board::open(config(), dir.parent().unwrap(), Hub::new(16))
+    }
+
+    fn lines(events: &[Arc<BoardEvent>]) -> Vec<&str> {
+        events.iter().map(|e| e.event.line.as_str()).collect()
     }
 
     const START: [&str; 8] =
@@ -694,46 +590,50 @@ mod tests {
 
     #[test]
     fn reopening_replays_the_log_to_the_same_game() {
-        let dir = folder("replay");
-        let (mut core, published) = BoardCore::open(&config(), &dir).unwrap();
-        assert_eq!(published.iter().map(|e| e.line.as_str()).collect::<Vec<_>>(), ["1: Init Ready"]);
-        assert!(core.step(InputOrigin::Source, Some(1), grid(START)).unwrap().is_empty());
-        assert!(core.step(InputOrigin::Source, Some(2), grid(START)).unwrap().is_empty(), "the same board again");
+        let dir = folder("replay").join("t");
+        let board = open(&dir);
+        assert_eq!(lines(&board.events_after(0)), ["1: Init Ready"]);
+        board.feed(grid(START), Some(1));
+        board.feed(grid(START), Some(2));
+        assert_eq!(board.last_seq(), 1, "the same board again");
         // A piece in the hand: no event, but the tracker's state moves on; it must be replayed.
-        assert!(core.step(InputOrigin::Source, Some(3), grid(LIFTED)).unwrap().is_empty());
-        let refused = core.step(InputOrigin::Operator, None, json!({"op": "confirm"}));
-        assert!(matches!(refused, Err(StepError::Refused(_))));
-        let moved = core.step(InputOrigin::Source, Some(4), grid(MOVED)).unwrap();
-        assert_eq!(moved[0].mv.as_deref(), Some("9-13"));
-        let view = view_of(core.tracker());
-        drop(core);
+        board.feed(grid(LIFTED), Some(3));
+        let refused = board.operate(&serde_json::json!({"op": "confirm"}));
+        assert!(matches!(refused, Err(ActionError::Refused(_))));
+        board.feed(grid(MOVED), Some(4));
+        let moved = board.events_after(1);
+        assert_eq!(moved[0].event.mv.as_deref(), Some("9-13"));
+        let game = board.shown(0).1;
+        drop(board);
 
         let log = std::fs::read_to_string(dir.join("events.jsonl")).unwrap();
         assert_eq!(log.lines().count(), 4, "init, start, lifted, moved: no repeat, no refused command\n{log}");
-        let (core, published) = BoardCore::open(&config(), &dir).unwrap();
-        assert_eq!(published.len(), 2);
-        assert_eq!(core.cursor, Some(4));
-        assert_eq!(core.last_fed.as_ref().map(|o| o.to_grid()), Some(MOVED.map(String::from)));
-        let again = view_of(core.tracker());
-        assert_eq!((again.fen, again.moves), (view.fen, view.moves));
+        let board = open(&dir);
+        assert_eq!(board.events_after(0).len(), 2);
+        assert_eq!(board.resume_cursor(), Ok(Some(4)));
+        let last = lock(&board.recorder).as_ref().unwrap().last_observation().map(|o| o.to_grid());
+        assert_eq!(last, Some(MOVED.map(String::from)));
+        let again = board.shown(0).1;
+        assert_eq!((again.fen, again.moves), (game.fen, game.moves));
         assert!(std::fs::read_to_string(dir.join("game.pdn")).unwrap().contains("1. 9-13 *"));
     }
 
     #[test]
     fn a_second_daemon_cannot_record_the_same_board() {
-        let dir = folder("lock");
-        let (_core, _) = BoardCore::open(&config(), &dir).unwrap();
-        let err = BoardCore::open(&config(), &dir).err().unwrap();
+        let dir = folder("lock").join("t");
+        let _first = open(&dir);
+        let second = open(&dir);
+        let err = second.resume_cursor().unwrap_err();
         assert!(err.contains("another boardwatch is recording this board"), "{err}");
     }
 
     #[test]
     fn operator_actions_are_checked_before_anything_is_applied() {
         let rules = Variant::Pool.rules();
-        assert_eq!(operator_commands(&json!({"op": "undo"}), &rules).unwrap(), [json!({"op": "back"})]);
+        assert_eq!(operator_commands(&json!({"op": "undo"}), &rules).unwrap(), [Command::Back]);
         assert_eq!(
             operator_commands(&json!({"op": "new_game", "fen": "B:W18:B14"}), &rules).unwrap(),
-            [json!({"op": "clear"}), json!({"op": "set_start", "fen": "B:W18:B14"})]
+            [Command::Clear, Command::SetStart { to_move: None, fen: Some("B:W18:B14".into()) }]
         );
         let err = operator_commands(&json!({"op": "resign"}), &rules).unwrap_err().to_string();
         assert!(err.contains("`resign` needs `player`"), "{err}");

@@ -1,25 +1,31 @@
-//! `boardwatch run`: the board-tracking daemon.
+//! `boardwatch run`: the board-tracking daemon, laid out like its data:
 //!
-//! Built like a small data pipeline, one module per part:
+//! ```text
+//! sources (camera, video, stream | observation file)        supervisor: reopen after failures
+//!    -> runner: frames through pipeline::BoardPipeline (vision::Watcher -> observation)
+//!    -> board: publish::Recorder (tracker, synced log, PDN files) -> copies for the API, hub
+//!    -> api: HTTP, SSE, WebSocket, the live page
+//! ```
+//!
 //! - [`config`]: the TOML configuration, checked whole, errors naming their key;
-//! - [`source`]: where board states come from (the trait, an observation-file source) and
-//!   [`vision_source`] (cameras, video files, streams through the vision pipeline, capture on a
-//!   thread of its own), each on its board's own thread;
+//! - [`sources`]: where frames and board states come from, one module per kind;
 //! - [`supervisor`]: reopens a failed source after a growing pause and reports it;
-//! - [`board`]: one board's pipeline: tracker, durable records (`publish::records`), and the
-//!   live hub (`publish::hub`), with the state the API shows;
-//! - `publish::http`: the HTTP API, SSE, WebSocket and the live page, on tokio;
-//! - [`notify`]: systemd readiness and watchdog.
+//! - [`runner`]: a board's thread: its source, the pipeline, pictures for the live page;
+//! - [`board`]: a board's records and the state the API shows;
+//! - [`api`]: the HTTP API on tokio; it depends on the boards, never the other way round;
+//! - [`stop`]: the stop signal; [`notify`]: systemd readiness and watchdog.
 //!
 //! Capture and vision block, so they run on plain threads; the async runtime (two workers) only
 //! serves HTTP and event streams.
 
+pub mod api;
 pub mod board;
 pub mod config;
 pub mod notify;
-pub mod source;
+pub mod runner;
+pub mod sources;
+pub mod stop;
 pub mod supervisor;
-pub mod vision_source;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -27,8 +33,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use tokio::sync::watch;
 
-use crate::publish::http::{router, AppState};
 use crate::publish::hub::Hub;
+use api::{router, AppState};
 use board::Board;
 pub use config::Config;
 
@@ -49,6 +55,8 @@ pub fn run(config: Config) -> anyhow::Result<()> {
 }
 
 async fn serve(config: Config) -> anyhow::Result<()> {
+    // Each board's vision runs on its own thread; the same frames read as in `replay`.
+    crate::vision::opencv_on_calling_threads().context("OpenCV threads")?;
     std::fs::create_dir_all(&config.state_dir)
         .with_context(|| format!("state_dir: cannot create {}", config.state_dir.display()))?;
     // Listen first: a port in use is a reason not to start at all (systemd restarts us).
@@ -67,9 +75,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     })
     .await
     .context("opening the boards")?;
-    for board in &boards {
-        board.start(config.retry);
-    }
+    let threads: Vec<_> = boards.iter().map(|board| runner::start(board, config.retry)).collect();
 
     let (shutdown_sender, shutdown) = watch::channel(false);
     let app = Arc::new(AppState {
@@ -81,7 +87,8 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         started: Instant::now(),
     });
     let mut server_shutdown = shutdown.clone();
-    let server = axum::serve(listener, router(app)).with_graceful_shutdown(async move {
+    // Grid games will mount their routes here, beside the boards'.
+    let server = axum::serve(listener, router(app, axum::Router::new())).with_graceful_shutdown(async move {
         let _ = server_shutdown.wait_for(|stopping| *stopping).await;
     });
     let server = tokio::spawn(async move { server.await });
@@ -100,11 +107,13 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     let stopping = boards.clone();
     let joined = tokio::task::spawn_blocking(move || {
         for board in &stopping {
-            board.request_stop();
+            board.stop.stop();
         }
         let deadline = Instant::now() + SHUTDOWN_GRACE;
-        for board in &stopping {
-            board.join(deadline.saturating_duration_since(Instant::now()));
+        for (board, thread) in stopping.iter().zip(threads) {
+            if let Some(thread) = thread {
+                join(board.id(), thread, deadline);
+            }
             board.flush();
         }
     });
@@ -117,6 +126,18 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Wait until `deadline` for a board's thread; it is left running if stuck (in a driver call).
+fn join(board: &str, thread: std::thread::JoinHandle<()>, deadline: Instant) {
+    while !thread.is_finished() {
+        if Instant::now() >= deadline {
+            tracing::warn!(board, "the source did not stop in time; leaving it");
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = thread.join();
 }
 
 async fn wait_for_signal() -> anyhow::Result<&'static str> {

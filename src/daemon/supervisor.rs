@@ -2,44 +2,13 @@
 //! stream dropped, a file not there yet) reports why and tries again after a pause that doubles
 //! up to a limit. The other boards never notice: each board has its own thread.
 
-use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use serde::Serialize;
 
 use super::config::RetryConfig;
-use super::source::{BoardSource, SourceItem};
-
-/// A stop request shared by the daemon and the board threads; sleeping on it ends at once when
-/// it is raised, so shutdown does not wait for a retry pause.
-#[derive(Clone, Default)]
-pub struct StopSignal {
-    inner: Arc<(Mutex<bool>, Condvar)>,
-}
-
-impl StopSignal {
-    pub fn new() -> StopSignal {
-        StopSignal::default()
-    }
-
-    pub fn stop(&self) {
-        let (flag, wake) = &*self.inner;
-        *flag.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        wake.notify_all();
-    }
-
-    pub fn is_stopped(&self) -> bool {
-        *self.inner.0.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Sleep for `duration` or until stopped; true when stopped.
-    pub fn sleep(&self, duration: Duration) -> bool {
-        let (flag, wake) = &*self.inner;
-        let guard = flag.lock().unwrap_or_else(|e| e.into_inner());
-        let (guard, _) = wake.wait_timeout_while(guard, duration, |stopped| !*stopped).unwrap_or_else(|e| e.into_inner());
-        *guard
-    }
-}
+use super::sources::{BoardSource, SourceItem};
+use super::stop::StopSignal;
 
 /// Pauses between attempts: `initial`, doubling up to `max`; back to `initial` once the source
 /// has delivered again.
@@ -81,23 +50,28 @@ pub enum SourceState {
     Stopped,
 }
 
-/// Where the supervisor reports to: the board pipeline.
+/// Where the supervisor reports to: the board's runner.
 pub trait SourceSink {
+    /// Get ready before the source is opened (build what reads its frames); an error counts as
+    /// a failure to open, reported and retried.
+    fn prepare(&mut self) -> anyhow::Result<()> {
+        Ok(())
+    }
     /// The source changed state; `error` says why when it failed, `retry_in` when it is retried.
-    fn state(&self, state: SourceState, error: Option<String>, retry_in: Option<Duration>);
+    fn state(&mut self, state: SourceState, error: Option<String>, retry_in: Option<Duration>);
     /// One frame or board state.
-    fn item(&self, item: SourceItem);
+    fn item(&mut self, item: SourceItem);
     /// A problem that does not stop the source (a bad line, an unreadable frame).
-    fn warning(&self, message: String);
+    fn warning(&mut self, message: String);
 }
 
 /// Run `source` until it ends or `stop` is raised, reopening it after failures.
-pub fn supervise(source: &mut dyn BoardSource, retry: RetryConfig, stop: &StopSignal, sink: &dyn SourceSink) {
+pub fn supervise(source: &mut dyn BoardSource, retry: RetryConfig, stop: &StopSignal, sink: &mut dyn SourceSink) {
     let mut backoff = Backoff::new(retry);
     let what = source.describe();
     while !stop.is_stopped() {
         sink.state(SourceState::Starting, None, None);
-        let failure = match source.open() {
+        let failure = match sink.prepare().and_then(|()| source.open()) {
             Err(e) => format!("{e:#}"),
             Ok(()) => {
                 tracing::info!(source = %what, "source open");
@@ -134,7 +108,7 @@ enum Finished {
 fn read_until_failure(
     source: &mut dyn BoardSource,
     stop: &StopSignal,
-    sink: &dyn SourceSink,
+    sink: &mut dyn SourceSink,
     backoff: &mut Backoff,
 ) -> Result<Finished, String> {
     loop {
@@ -159,8 +133,6 @@ fn read_until_failure(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Mutex;
-    use std::time::Instant;
 
     #[test]
     fn backoff_doubles_to_the_limit_and_resets() {
@@ -169,19 +141,6 @@ mod tests {
         assert_eq!(pauses, [100, 200, 350, 350]);
         b.reset();
         assert_eq!(b.next_pause().as_millis(), 100);
-    }
-
-    #[test]
-    fn a_stop_ends_a_sleep_at_once() {
-        let stop = StopSignal::new();
-        let other = stop.clone();
-        let started = Instant::now();
-        let waiter = std::thread::spawn(move || other.sleep(Duration::from_secs(30)));
-        std::thread::sleep(Duration::from_millis(20));
-        stop.stop();
-        assert!(waiter.join().unwrap());
-        assert!(started.elapsed() < Duration::from_secs(5));
-        assert!(stop.sleep(Duration::from_secs(30)), "already stopped: no wait");
     }
 
     /// Fails to open twice, then delivers two items and ends.
@@ -210,30 +169,31 @@ mod tests {
         }
     }
 
+    /// Writes down what it is told.
     #[derive(Default)]
-    struct Recorder(Mutex<Vec<String>>);
+    struct Calls(Vec<String>);
 
-    impl SourceSink for Recorder {
-        fn state(&self, state: SourceState, error: Option<String>, retry_in: Option<Duration>) {
+    impl SourceSink for Calls {
+        fn state(&mut self, state: SourceState, error: Option<String>, retry_in: Option<Duration>) {
             let retry = retry_in.map(|d| format!(" in {}ms", d.as_millis())).unwrap_or_default();
-            self.0.lock().unwrap().push(format!("{state:?}{}{retry}", error.map(|e| format!(": {e}")).unwrap_or_default()));
+            self.0.push(format!("{state:?}{}{retry}", error.map(|e| format!(": {e}")).unwrap_or_default()));
         }
-        fn item(&self, _item: SourceItem) {
-            self.0.lock().unwrap().push("item".into());
+        fn item(&mut self, _item: SourceItem) {
+            self.0.push("item".into());
         }
-        fn warning(&self, message: String) {
-            self.0.lock().unwrap().push(format!("warning {message}"));
+        fn warning(&mut self, message: String) {
+            self.0.push(format!("warning {message}"));
         }
     }
 
     #[test]
     fn failures_are_reported_and_retried_until_the_source_delivers() {
         let mut source = Flaky { opens: 0, left: 2 };
-        let sink = Recorder::default();
+        let mut sink = Calls::default();
         let retry = RetryConfig { initial: Duration::from_millis(1), max: Duration::from_millis(2) };
-        supervise(&mut source, retry, &StopSignal::new(), &sink);
+        supervise(&mut source, retry, &StopSignal::new(), &mut sink);
         assert_eq!(
-            *sink.0.lock().unwrap(),
+            sink.0,
             [
                 "Starting",
                 "Retrying: no device (attempt 1) in 1ms",

@@ -179,16 +179,6 @@ fn candidates_at(moves: &[RecordedMove], i: usize, pos: &Position, rules: &Rules
     Ok((vec![], 1))
 }
 
-/// The result that gives the game to `winner` under these rules (see [`GameResult`]: the first
-/// score is the first mover's).
-pub fn win_for(winner: Color, rules: &Rules) -> GameResult {
-    if winner == rules.first_mover {
-        GameResult::FirstPlayerWin
-    } else {
-        GameResult::SecondPlayerWin
-    }
-}
-
 impl Game {
     /// The position after the last move.
     pub fn final_position(&self) -> Position {

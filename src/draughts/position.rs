@@ -149,10 +149,6 @@ impl Position {
         })
     }
 
-    /// Same pieces on the same squares (side to move ignored).
-    pub fn same_placement(&self, other: &Position) -> bool {
-        self.black == other.black && self.white == other.white && self.kings == other.kings
-    }
 }
 
 impl fmt::Debug for Position {

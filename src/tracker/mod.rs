@@ -89,8 +89,8 @@ use crate::draughts::rules::{Rules, Variant};
 
 use candidates::{enumerate, hidden_kings, merge_progress, Candidate, Look, Plan, Progress, Situation, Tentative};
 pub use events::{ErrorKind, Event, EventKind};
-pub use observation::{parse_input_line, Command, InputLine, Observation, Reading, SquareClass};
-pub use record::{write_pdn, write_pdn_with_tags, GameRecord, GameResult, RecordItem, RecordedMove};
+pub use observation::{parse_input_line, parse_input_value, probabilities, Command, Input, Observation, Reading, SquareClass};
+pub use record::{write_pdn, write_pdn_with_tags, TrackedGame, Outcome, RecordItem, TrackedMove};
 use scoring::{decide, Decision, Evidence, Thresholds};
 
 use events::{error_line, ok_line, player_number};
@@ -269,7 +269,7 @@ struct Snapshot {
     uncrowned: u64,
     record_len: usize,
     over: bool,
-    result: Option<GameResult>,
+    result: Option<Outcome>,
 }
 
 #[derive(Clone, Debug)]
@@ -286,7 +286,7 @@ struct Game {
     /// The last observation was uncertain (reported once per run of them).
     uncertain: bool,
     history: Vec<Snapshot>,
-    record: GameRecord,
+    record: TrackedGame,
     over: bool,
     // Arc, not Rc: the daemon moves trackers between threads.
     candidates: Option<Arc<Vec<Candidate>>>,
@@ -309,7 +309,7 @@ pub struct Tracker {
     config: TrackerConfig,
     rules: Rules,
     game: Option<Game>,
-    finished: Vec<GameRecord>,
+    finished: Vec<TrackedGame>,
     seq: u64,
     line_number: u32,
     last_observation: Option<Observation>,
@@ -353,7 +353,7 @@ impl Tracker {
     }
 
     /// The current game's record.
-    pub fn record(&self) -> Option<&GameRecord> {
+    pub fn record(&self) -> Option<&TrackedGame> {
         self.game.as_ref().map(|g| &g.record)
     }
 
@@ -381,7 +381,7 @@ impl Tracker {
     }
 
     /// Every game so far: those ended by init or clear, then the current one.
-    pub fn games(&self) -> Vec<GameRecord> {
+    pub fn games(&self) -> Vec<TrackedGame> {
         let mut games = self.finished.clone();
         if let Some(g) = &self.game {
             if !g.record.is_empty() {
@@ -389,10 +389,6 @@ impl Tracker {
             }
         }
         games
-    }
-
-    pub fn finish(self) -> Vec<GameRecord> {
-        self.games()
     }
 
     fn event(&mut self, t: Option<f64>, kind: EventKind, text: String) -> Event {
@@ -425,8 +421,8 @@ impl Tracker {
             Command::SetStart { to_move, fen: None } => self.set_start(*to_move)?,
             Command::Back => self.back(),
             Command::Clear => self.clear(),
-            Command::Draw => self.end_by_operator(GameResult::Draw),
-            Command::Resign { side } => self.end_by_operator(GameResult::Win(side.opponent())),
+            Command::Draw => self.end_by_operator(Outcome::Draw),
+            Command::Resign { side } => self.end_by_operator(Outcome::Win(side.opponent())),
             Command::Confirm => self.settle_uncertain(true)?,
             Command::Reject => self.settle_uncertain(false)?,
             Command::Result { pdn } => self.set_result(pdn)?,
@@ -476,9 +472,9 @@ impl Tracker {
         }
         let first = self.rules.first_mover;
         let result = match pdn.trim() {
-            "1-0" | "2-0" => GameResult::Win(first),
-            "0-1" | "0-2" => GameResult::Win(first.opponent()),
-            "1/2-1/2" | "1-1" | "draw" => GameResult::Draw,
+            "1-0" | "2-0" => Outcome::Win(first),
+            "0-1" | "0-2" => Outcome::Win(first.opponent()),
+            "1/2-1/2" | "1-1" | "draw" => Outcome::Draw,
             other => return Err(TrackerError::BadResult(other.to_string())),
         };
         let mut events = self.end_by_operator(result);
@@ -510,7 +506,7 @@ impl Tracker {
             hold: None,
             uncertain: false,
             history: Vec::new(),
-            record: GameRecord::new(self.config.variant, setup_fen, pos.to_move),
+            record: TrackedGame::new(self.config.variant, setup_fen, pos.to_move),
             over: false,
             candidates: None,
         });
@@ -646,25 +642,25 @@ impl Tracker {
         vec![self.event(None, EventKind::Cleared, "Clear".into())]
     }
 
-    fn end_by_operator(&mut self, result: GameResult) -> Vec<Event> {
+    fn end_by_operator(&mut self, result: Outcome) -> Vec<Event> {
         let Some(g) = self.game.as_mut() else { return Vec::new() };
         g.over = true;
         g.record.result = Some(result);
         let detail = match result {
-            GameResult::Draw => "draw by agreement".to_string(),
-            GameResult::Win(side) => format!("Player{} resigned", player_number(side.opponent())),
+            Outcome::Draw => "draw by agreement".to_string(),
+            Outcome::Win(side) => format!("Player{} resigned", player_number(side.opponent())),
         };
         vec![self.game_over_event(None, result, detail)]
     }
 
-    fn game_over_event(&mut self, t: Option<f64>, result: GameResult, detail: String) -> Event {
+    fn game_over_event(&mut self, t: Option<f64>, result: Outcome, detail: String) -> Event {
         let text = match result {
-            GameResult::Draw => "Game over: Draw".to_string(),
-            GameResult::Win(side) => format!("Game over: Player{} wins", player_number(side)),
+            Outcome::Draw => "Game over: Draw".to_string(),
+            Outcome::Win(side) => format!("Game over: Player{} wins", player_number(side)),
         };
         let mut e = self.event(t, EventKind::GameOver, text);
         e.result = Some(result.pdn(self.config.variant).to_string());
-        if let GameResult::Win(side) = result {
+        if let Outcome::Win(side) = result {
             e.player = Some(player_number(side));
         }
         e.detail = Some(detail);
@@ -1179,7 +1175,7 @@ impl Tracker {
         g.candidates = None;
         let pos = g.pos;
         let fen = to_fen(&pos, &rules);
-        g.record.items.push(RecordItem::Move(RecordedMove {
+        g.record.items.push(RecordItem::Move(TrackedMove {
             side,
             text: text.clone(),
             path: path.clone(),
@@ -1213,7 +1209,7 @@ impl Tracker {
             events.push(c);
         }
         if !pos.has_legal_move(&rules) {
-            let result = GameResult::Win(side);
+            let result = Outcome::Win(side);
             let g = self.game_mut();
             g.over = true;
             g.record.result = Some(result);

@@ -7,15 +7,15 @@
 //! mirrored boards (Italian, Spanish) the playing squares are the other colour; the mapping to the
 //! rules engine's squares goes through [`square_at`].
 
-use serde::Deserialize;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
 
 use crate::draughts::notation::square_at;
 use crate::draughts::position::{Color, Piece, Position};
 use crate::draughts::rules::Rules;
 
 /// What may stand on a square, in the order used by probability vectors: `[".", "b", "w", "B",
-/// "W"]`, the order of the vision module's classifier (`vision::classify::CLASSES`).
+/// "W"]`, the project's one order (the vision's `classify::CLASSES` and `BoardView::probs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SquareClass {
     Empty = 0,
@@ -187,9 +187,9 @@ impl Observation {
 
 impl Observation {
     /// The observation as a JSON line of [`parse_input_line`]'s format (`grid`, `probs` when a
-    /// square has probabilities, `t`): what the daemon writes to its event log. Reading it back
-    /// gives the same readings, except that probabilities summing to more than 1 by rounding are
-    /// scaled to 1 (the daemon hands the tracker the read-back copy, so a replay sees the same).
+    /// square has probabilities, `t`): what the event log holds. Reading it back gives the same
+    /// readings when the probabilities came through [`probabilities`] (as parsed ones and the
+    /// vision's do).
     pub fn to_input_json(&self) -> Value {
         let mut line = serde_json::Map::new();
         let grid: Vec<String> = self
@@ -257,12 +257,66 @@ pub enum Command {
     Referee { strict: bool },
 }
 
-/// One line of `boardwatch track` input.
+impl Command {
+    /// The command as a JSON line `{"op": ...}`, as [`parse_input_line`] reads it.
+    pub fn to_json(&self) -> Value {
+        let player = |side: &Color| Value::from(crate::tracker::events::player_number(*side));
+        match self {
+            Command::Init => json!({"op": "init"}),
+            Command::InitAndValid => json!({"op": "init_and_valid"}),
+            Command::SetStart { to_move, fen } => {
+                let mut line = serde_json::Map::new();
+                line.insert("op".into(), "set_start".into());
+                if let Some(side) = to_move {
+                    line.insert("to_move".into(), player(side));
+                }
+                if let Some(fen) = fen {
+                    line.insert("fen".into(), fen.clone().into());
+                }
+                Value::Object(line)
+            }
+            Command::Back => json!({"op": "back"}),
+            Command::Clear => json!({"op": "clear"}),
+            Command::Draw => json!({"op": "draw"}),
+            Command::Resign { side } => json!({"op": "resign", "player": player(side)}),
+            Command::Confirm => json!({"op": "confirm"}),
+            Command::Reject => json!({"op": "reject"}),
+            Command::Result { pdn } => json!({"op": "result", "result": pdn}),
+            Command::Referee { strict } => json!({"op": "referee", "strict": strict}),
+        }
+    }
+}
+
+/// What the tracker is given: a board state as read, or an operator command. One line of
+/// `boardwatch track` input, and the `input` of every record in a board's event log: in JSON
+/// (through serde) only there; between the parts of the program it stays typed.
 #[derive(Clone, Debug, PartialEq)]
-pub enum InputLine {
+pub enum Input {
     /// Boxed: an observation is large next to a command.
     Observation(Box<Observation>),
     Command(Command),
+}
+
+impl Input {
+    /// The JSON line of [`parse_input_line`]'s format.
+    pub fn to_json(&self) -> Value {
+        match self {
+            Input::Observation(obs) => obs.to_input_json(),
+            Input::Command(command) => command.to_json(),
+        }
+    }
+}
+
+impl Serialize for Input {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Input {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        parse_input_value(Value::deserialize(deserializer)?).map_err(serde::de::Error::custom)
+    }
 }
 
 #[derive(Deserialize)]
@@ -377,24 +431,38 @@ fn parse_probs(p: &ProbsJson, row: usize, col: usize) -> Result<[f32; 5], Observ
     if out.iter().any(|v| !v.is_finite() || *v < 0.0) {
         return Err(bad("probabilities must be finite and not negative".into()));
     }
-    let known: f64 = out[..5].iter().sum();
-    if known <= 0.0 {
+    if out[..5].iter().sum::<f64>() <= 0.0 {
         return Err(bad("no probability on any class".into()));
     }
-    // Scale to a total of 1 when they add up to more; less is left as it is (the rest unknown).
-    let total = (known + out[5]).max(1.0);
-    Ok(std::array::from_fn(|i| (out[i] / total) as f32))
+    Ok(probabilities(out))
+}
+
+/// A square's probabilities in [`CLASS_CHARS`] order from five class shares and the share of
+/// "none of these" (finite, not negative): scaled to a total of 1 when they add up to more; less
+/// is left as it is (the rest unknown). A total above 1 by no more than `f32` rounding is left as
+/// it is too, so that reading a written observation back changes nothing: a restarted daemon
+/// hands its tracker exactly what the live run did.
+pub fn probabilities(shares: [f64; 6]) -> [f32; 5] {
+    /// Five `f32` roundings add less than this to a total of 1.
+    const ROUNDING: f64 = 1e-6;
+    let total = shares.iter().sum::<f64>();
+    let scale = if total > 1.0 + ROUNDING { total } else { 1.0 };
+    std::array::from_fn(|i| (shares[i] / scale) as f32)
 }
 
 /// Parse one JSON line: an observation `{"grid": [...], "probs": ..., "t": ...}` or an operator
 /// command `{"op": "init" | "init_and_valid" | "set_start" | "back" | "clear" | "draw" | "resign"}`.
-pub fn parse_input_line(text: &str) -> Result<InputLine, ObservationError> {
-    let value: Value = serde_json::from_str(text).map_err(|e| ObservationError::Json(e.to_string()))?;
+pub fn parse_input_line(text: &str) -> Result<Input, ObservationError> {
+    parse_input_value(serde_json::from_str(text).map_err(|e| ObservationError::Json(e.to_string()))?)
+}
+
+/// [`parse_input_line`] for a line already read as JSON.
+pub fn parse_input_value(value: Value) -> Result<Input, ObservationError> {
     let Value::Object(obj) = &value else {
         return Err(ObservationError::Json("expected a JSON object".into()));
     };
     if obj.contains_key("op") {
-        return parse_command(obj).map(InputLine::Command);
+        return parse_command(obj).map(Input::Command);
     }
     let json: ObservationJson = serde_json::from_value(value).map_err(|e| ObservationError::Json(e.to_string()))?;
     let mut obs = match (&json.grid, &json.probs) {
@@ -419,7 +487,7 @@ pub fn parse_input_line(text: &str) -> Result<InputLine, ObservationError> {
         }
     }
     obs.t = json.t;
-    Ok(InputLine::Observation(Box::new(obs)))
+    Ok(Input::Observation(Box::new(obs)))
 }
 
 #[cfg(test)]
@@ -453,10 +521,38 @@ mod tests {
         obs.squares[3][2] = Reading::Unknown;
         obs.squares[4][1] = Reading::Probabilities([0.1, 0.7, 0.1, 0.05, 0.0]);
         let line = obs.to_input_json().to_string();
-        let InputLine::Observation(back) = parse_input_line(&line).unwrap() else { panic!("{line}") };
+        let Input::Observation(back) = parse_input_line(&line).unwrap() else { panic!("{line}") };
         assert_eq!(*back, obs);
         let plain = Observation::from_grid(&START).unwrap();
         assert!(!plain.to_input_json().to_string().contains("probs"));
+    }
+
+    #[test]
+    fn probabilities_read_back_unchanged_even_when_rounding_pushes_them_over_one() {
+        // Thirds round up in f32: their sum is a hair above 1, and must not be scaled again.
+        let p = probabilities([1.0, 1.0, 1.0, 0.0, 0.0, 0.0]);
+        assert!(p.iter().map(|&x| f64::from(x)).sum::<f64>() > 1.0, "{p:?}");
+        let mut obs = Observation::from_grid(&START).unwrap();
+        obs.squares[0][1] = Reading::Probabilities(p);
+        let input = Input::Observation(Box::new(obs));
+        let line = serde_json::to_string(&input).unwrap();
+        assert_eq!(serde_json::from_str::<Input>(&line).unwrap(), input);
+    }
+
+    #[test]
+    fn commands_round_trip_through_their_json_line() {
+        for line in [
+            r#"{"fen":"W:W18:B14","op":"set_start","to_move":2}"#,
+            r#"{"op":"resign","player":1}"#,
+            r#"{"op":"result","result":"0-1"}"#,
+            r#"{"op":"init"}"#,
+        ] {
+            let input: Input = serde_json::from_str(line).unwrap();
+            assert!(matches!(input, Input::Command(_)));
+            assert_eq!(serde_json::to_string(&input).unwrap(), line);
+        }
+        let err = serde_json::from_str::<Input>(r#"{"op":"dance"}"#).unwrap_err().to_string();
+        assert!(err.contains("unknown op `dance`"), "{err}");
     }
 
     #[test]
@@ -481,7 +577,7 @@ mod tests {
         let line = format!(
             r#"{{"grid": {grid}, "t": 1.5, "probs": [{row}, {nulls}, {nulls}, {nulls}, {nulls}, {nulls}, {nulls}, {nulls}]}}"#
         );
-        let InputLine::Observation(obs) = parse_input_line(&line).unwrap() else { panic!("not an observation") };
+        let Input::Observation(obs) = parse_input_line(&line).unwrap() else { panic!("not an observation") };
         assert_eq!(obs.t, Some(1.5));
         assert_eq!(obs.squares[0][1], Reading::Probabilities([0.8, 0.2, 0.0, 0.0, 0.0]));
         assert_eq!(obs.squares[0][7], Reading::Probabilities([0.25, 0.75, 0.0, 0.0, 0.0]));
@@ -489,23 +585,23 @@ mod tests {
         assert_eq!(obs.squares[0][5], Reading::Probabilities([0.0, 0.0, 0.5, 0.0, 0.0]));
         assert_eq!(obs.squares[0][3], Reading::Class(SquareClass::BlackMan));
 
-        assert_eq!(parse_input_line(r#"{"op": "back"}"#), Ok(InputLine::Command(Command::Back)));
+        assert_eq!(parse_input_line(r#"{"op": "back"}"#), Ok(Input::Command(Command::Back)));
         assert_eq!(
             parse_input_line(r#"{"op": "set_start", "to_move": 2}"#),
-            Ok(InputLine::Command(Command::SetStart { to_move: Some(Color::White), fen: None }))
+            Ok(Input::Command(Command::SetStart { to_move: Some(Color::White), fen: None }))
         );
         assert_eq!(
             parse_input_line(r#"{"op": "resign", "player": "black"}"#),
-            Ok(InputLine::Command(Command::Resign { side: Color::Black }))
+            Ok(Input::Command(Command::Resign { side: Color::Black }))
         );
         assert_eq!(
             parse_input_line(r#"{"op": "result", "result": "0-1"}"#),
-            Ok(InputLine::Command(Command::Result { pdn: "0-1".into() }))
+            Ok(Input::Command(Command::Result { pdn: "0-1".into() }))
         );
-        assert_eq!(parse_input_line(r#"{"op": "confirm"}"#), Ok(InputLine::Command(Command::Confirm)));
+        assert_eq!(parse_input_line(r#"{"op": "confirm"}"#), Ok(Input::Command(Command::Confirm)));
         assert_eq!(
             parse_input_line(r#"{"op": "referee", "strict": true}"#),
-            Ok(InputLine::Command(Command::Referee { strict: true }))
+            Ok(Input::Command(Command::Referee { strict: true }))
         );
         assert!(parse_input_line(r#"{"op": "referee", "strict": "yes"}"#).is_err());
         assert!(parse_input_line(r#"{"op": "result"}"#).is_err());

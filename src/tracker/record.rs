@@ -9,7 +9,7 @@ use crate::draughts::rules::Variant;
 
 /// One recorded move.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RecordedMove {
+pub struct TrackedMove {
     pub side: Color,
     /// PDN move text (full path only where ambiguous).
     pub text: String,
@@ -31,7 +31,7 @@ pub struct RecordedMove {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum RecordItem {
-    Move(RecordedMove),
+    Move(TrackedMove),
     /// The operator set the board as a new start in the middle of the game (PDN 3.0 setup
     /// command `/FEN "..."/`).
     Setup {
@@ -40,19 +40,19 @@ pub enum RecordItem {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum GameResult {
+pub enum Outcome {
     Win(Color),
     Draw,
 }
 
-impl GameResult {
+impl Outcome {
     /// As PDN scores it: the first mover's score first, so `1-0` is a Black win in English and
     /// pool (as the ACF archive defines it) and a White win in the variants where White starts.
     pub fn to_pdn(self, variant: Variant) -> PdnResult {
         match self {
-            GameResult::Draw => PdnResult::Draw,
-            GameResult::Win(side) if side == variant.rules().first_mover => PdnResult::FirstPlayerWin,
-            GameResult::Win(_) => PdnResult::SecondPlayerWin,
+            Outcome::Draw => PdnResult::Draw,
+            Outcome::Win(side) if side == variant.rules().first_mover => PdnResult::FirstPlayerWin,
+            Outcome::Win(_) => PdnResult::SecondPlayerWin,
         }
     }
 
@@ -64,22 +64,22 @@ impl GameResult {
 
 /// One game: where it started, what happened, how it ended.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GameRecord {
+pub struct TrackedGame {
     pub variant: Variant,
     /// The start position when it is not the standard one (PDN `FEN` tag).
     pub setup_fen: Option<String>,
     /// The side to move at the start.
     pub first_to_move: Color,
     pub items: Vec<RecordItem>,
-    pub result: Option<GameResult>,
+    pub result: Option<Outcome>,
 }
 
-impl GameRecord {
-    pub fn new(variant: Variant, setup_fen: Option<String>, first_to_move: Color) -> GameRecord {
-        GameRecord { variant, setup_fen, first_to_move, items: Vec::new(), result: None }
+impl TrackedGame {
+    pub fn new(variant: Variant, setup_fen: Option<String>, first_to_move: Color) -> TrackedGame {
+        TrackedGame { variant, setup_fen, first_to_move, items: Vec::new(), result: None }
     }
 
-    pub fn moves(&self) -> impl Iterator<Item = &RecordedMove> {
+    pub fn moves(&self) -> impl Iterator<Item = &TrackedMove> {
         self.items.iter().filter_map(|item| match item {
             RecordItem::Move(m) => Some(m),
             RecordItem::Setup { .. } => None,
@@ -99,17 +99,17 @@ impl GameRecord {
 /// The PDN text of the games, through the project's PDN writer: the seven standard tags,
 /// `GameType`, `SetUp`/`FEN` for a non-standard start, numbered movetext with the operator's
 /// setups as `/FEN "..."/` commands, and the result.
-pub fn write_pdn(games: &[GameRecord]) -> String {
+pub fn write_pdn(games: &[TrackedGame]) -> String {
     write_pdn_with_tags(games, &[])
 }
 
 /// As [`write_pdn`], with tags for every game (`Event`, `Site`, `White`, ...: the daemon's game
 /// tags from its configuration). `Result`, `GameType`, `SetUp` and `FEN` come from the record.
-pub fn write_pdn_with_tags(games: &[GameRecord], tags: &[(String, String)]) -> String {
+pub fn write_pdn_with_tags(games: &[TrackedGame], tags: &[(String, String)]) -> String {
     games.iter().map(|game| write_game_pdn(game, tags)).collect()
 }
 
-fn write_game_pdn(game: &GameRecord, extra_tags: &[(String, String)]) -> String {
+fn write_game_pdn(game: &TrackedGame, extra_tags: &[(String, String)]) -> String {
     let rules = game.variant.rules();
     let from_record = ["Result", "GameType", "SetUp", "FEN"];
     let mut tags: Vec<(String, String)> =
@@ -161,7 +161,7 @@ mod tests {
     use super::*;
 
     fn mv(side: Color, text: &str) -> RecordItem {
-        RecordItem::Move(RecordedMove { side, text: text.into(), path: text.into(), fen_after: String::new(), t: None, inferred: false, alternatives: Vec::new() })
+        RecordItem::Move(TrackedMove { side, text: text.into(), path: text.into(), fen_after: String::new(), t: None, inferred: false, alternatives: Vec::new() })
     }
 
     const SEVEN_TAGS_WITHOUT_RESULT: &str =
@@ -169,7 +169,7 @@ mod tests {
 
     #[test]
     fn pdn_has_numbered_moves_setups_and_the_result() {
-        let mut game = GameRecord::new(Variant::English, None, Color::Black);
+        let mut game = TrackedGame::new(Variant::English, None, Color::Black);
         game.items = vec![
             mv(Color::Black, "11-15"),
             mv(Color::White, "23-19"),
@@ -177,7 +177,7 @@ mod tests {
             RecordItem::Setup { fen: "W:W19,23:B11,15".into() },
             mv(Color::White, "19-16"),
         ];
-        game.result = Some(GameResult::Win(Color::Black));
+        game.result = Some(Outcome::Win(Color::Black));
         let text = write_pdn(&[game]);
         let expected = format!(
             "{SEVEN_TAGS_WITHOUT_RESULT}[Result \"1-0\"]\n[GameType \"21\"]\n\n\
@@ -188,7 +188,7 @@ mod tests {
 
     #[test]
     fn configured_tags_are_written_and_record_tags_win() {
-        let mut game = GameRecord::new(Variant::English, None, Color::Black);
+        let mut game = TrackedGame::new(Variant::English, None, Color::Black);
         game.items = vec![mv(Color::Black, "11-15")];
         let tags = [("White", "Ann"), ("Event", "Club night"), ("GameType", "99")]
             .map(|(k, v)| (k.to_string(), v.to_string()));
@@ -200,14 +200,14 @@ mod tests {
 
     #[test]
     fn white_first_variants_setup_tags_and_a_last_setup() {
-        let mut game = GameRecord::new(Variant::Russian, Some("B:Wc3:Bd6".into()), Color::Black);
+        let mut game = TrackedGame::new(Variant::Russian, Some("B:Wc3:Bd6".into()), Color::Black);
         game.items =
             vec![mv(Color::Black, "d6-e5"), mv(Color::White, "c3-d4"), RecordItem::Setup { fen: "B:Wd4:Be5".into() }];
         let text = write_pdn(&[game]);
         assert!(text.contains("[SetUp \"1\"]\n[FEN \"B:Wc3:Bd6\"]"), "{text}");
         assert!(text.ends_with("\n1... d6-e5 2. c3-d4 /FEN \"B:Wd4:Be5\"/ *\n\n"), "{text}");
-        assert_eq!(GameResult::Win(Color::White).pdn(Variant::Russian), "1-0");
-        assert_eq!(GameResult::Win(Color::White).pdn(Variant::Pool), "0-1");
-        assert_eq!(GameResult::Draw.pdn(Variant::Pool), "1/2-1/2");
+        assert_eq!(Outcome::Win(Color::White).pdn(Variant::Russian), "1-0");
+        assert_eq!(Outcome::Win(Color::White).pdn(Variant::Pool), "0-1");
+        assert_eq!(Outcome::Draw.pdn(Variant::Pool), "1/2-1/2");
     }
 }

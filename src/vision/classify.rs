@@ -12,8 +12,11 @@ use opencv::core::{self, Mat};
 use opencv::imgproc;
 use opencv::prelude::*;
 
+/// What a square looks like by the colour model: the dark side's (Black's, `b`/`B`) or the light
+/// side's (White's, `w`/`W`) man or king, empty, or none of these. The tracker's `SquareClass`
+/// names the same classes by side; both use the order of [`CLASSES`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum SquareClass {
+pub enum ColourClass {
     Empty,
     DarkMan,
     LightMan,
@@ -22,34 +25,34 @@ pub enum SquareClass {
     Unknown,
 }
 
-impl SquareClass {
+impl ColourClass {
     /// The product's grid letter.
     pub fn letter(self) -> char {
         match self {
-            SquareClass::Empty => '.',
-            SquareClass::DarkMan => 'b',
-            SquareClass::LightMan => 'w',
-            SquareClass::DarkKing => 'B',
-            SquareClass::LightKing => 'W',
-            SquareClass::Unknown => '?',
+            ColourClass::Empty => '.',
+            ColourClass::DarkMan => 'b',
+            ColourClass::LightMan => 'w',
+            ColourClass::DarkKing => 'B',
+            ColourClass::LightKing => 'W',
+            ColourClass::Unknown => '?',
         }
     }
     pub fn from_letter(c: char) -> Option<Self> {
         Some(match c {
-            '.' | '_' => SquareClass::Empty,
-            'b' => SquareClass::DarkMan,
-            'w' => SquareClass::LightMan,
-            'B' => SquareClass::DarkKing,
-            'W' => SquareClass::LightKing,
-            '?' => SquareClass::Unknown,
+            '.' | '_' => ColourClass::Empty,
+            'b' => ColourClass::DarkMan,
+            'w' => ColourClass::LightMan,
+            'B' => ColourClass::DarkKing,
+            'W' => ColourClass::LightKing,
+            '?' => ColourClass::Unknown,
             _ => return None,
         })
     }
 }
 
 /// Index into `SquareReading::probs`.
-pub const CLASSES: [SquareClass; 5] =
-    [SquareClass::Empty, SquareClass::DarkMan, SquareClass::LightMan, SquareClass::DarkKing, SquareClass::LightKing];
+pub const CLASSES: [ColourClass; 5] =
+    [ColourClass::Empty, ColourClass::DarkMan, ColourClass::LightMan, ColourClass::DarkKing, ColourClass::LightKing];
 
 #[derive(Debug, Clone, Copy, serde::Serialize)]
 pub struct SquareReading {
@@ -59,7 +62,7 @@ pub struct SquareReading {
     /// foreign object, piece of another set, bad rectification).
     pub p_unknown: f32,
     /// Argmax (Unknown if p_unknown wins or the best class is not confident).
-    pub class: SquareClass,
+    pub class: ColourClass,
     /// Probability of `class`.
     pub confidence: f32,
     /// Whether this is a dark (playing) square.
@@ -69,7 +72,7 @@ pub struct SquareReading {
 impl SquareReading {
     /// Read as `class` after all, with that class's own probability as the
     /// confidence (see `StabilityDetector::judge`).
-    pub fn keep_as(&mut self, class: SquareClass) {
+    pub fn keep_as(&mut self, class: ColourClass) {
         self.class = class;
         self.confidence = CLASSES.iter().position(|&k| k == class).map_or(0.0, |i| self.probs[i]);
     }

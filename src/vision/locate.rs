@@ -662,23 +662,6 @@ fn refine_full(gray: &Mat, h: &H3) -> Option<H3> {
     Some(nh)
 }
 
-/// Baseline for the evaluation: findChessboardCornersSB alone (7x7 inner
-/// corners on the downscaled image), no lattice, no scoring of alternatives.
-pub fn locate_sb_only(img: &Mat) -> Result<BoardLocation> {
-    let gray = to_gray(img)?;
-    let (w, h) = (gray.cols(), gray.rows());
-    let scale = (WORK_PX as f64 / w.max(h) as f64).min(1.0);
-    let mut small = Mat::default();
-    let sz = Size::new((w as f64 * scale).round() as i32, (h as f64 * scale).round() as i32);
-    imgproc::resize(&gray, &mut small, sz, 0.0, 0.0, imgproc::INTER_AREA)?;
-    let lat = sb_lattice(&small)?.ok_or_else(|| VisionError::BoardNotFound("SB failed".into()))?;
-    // SB's corners are the inner 7x7: board (0,0) is lattice (-1,-1).
-    let t: H3 = [[1.0, 0.0, -1.0], [0.0, 1.0, -1.0], [0.0, 0.0, 1.0]];
-    let s_inv: H3 = [[1.0 / scale, 0.0, 0.0], [0.0, 1.0 / scale, 0.0], [0.0, 0.0, 1.0]];
-    let hb = canonical(&h_mul(&s_inv, &h_mul(&lat.h, &t)))?;
-    Ok(BoardLocation::new(hb, (w, h), 0.0, LocateMethod::ChessboardSB))
-}
-
 /// How well a rectified board still shows the checker pattern where the cached
 /// homography says the squares are: the cheap per-frame check of a kept
 /// location (about 0.1 ms at 512x512).

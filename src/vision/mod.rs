@@ -20,9 +20,11 @@
 //! piece tops appear in oblique views; `classify` measures each square and
 //! `palette` turns that into class probabilities; `stability` flags hands and
 //! motion; `calibration` stores what a start position teaches; `watch` runs it
-//! all per video frame; `overlay` draws what was seen.
+//! all per video frame; `capture` reads a source on a thread of its own (live or file
+//! policy); `overlay` draws what was seen.
 
 pub mod calibration;
+pub mod capture;
 pub mod classify;
 pub mod locate;
 pub mod media_check;
@@ -36,10 +38,10 @@ pub mod watch;
 pub use calibration::Calibration;
 pub use classify::{
     board_features, board_features_with, classify, classify_features, classify_with, grid_strings, BoardFeatures, BoardReading,
-    LeanOffsets, SquareClass, SquareReading,
+    LeanOffsets, ColourClass, SquareReading,
 };
 pub use locate::{check_location, locate_board, BoardLocation, LocateMethod, PatternCheck};
-pub use overlay::draw_overlay;
+pub use overlay::{board_diagram_jpeg, draw_overlay, overlay_jpeg};
 pub use palette::ColourModel;
 pub use rectify::{orientation, rectify, start_position_side, to_board_coordinates, BoardFrame, BoardView, CameraPose, RECT_SIZE, SQUARE_PX};
 pub use source::{Frame, FrameSource, SourceSpec};
@@ -67,6 +69,15 @@ pub enum VisionError {
 }
 
 pub type Result<T> = std::result::Result<T, VisionError>;
+
+/// Run OpenCV's work on the calling thread alone, for the whole process. Its own thread pool
+/// would compete with decoding (and other boards) for the cores, and it splits some sums
+/// differently from run to run: with one thread, the same frames give the same readings to the
+/// last bit, so `replay` and the daemon record a video alike.
+pub fn opencv_on_calling_threads() -> Result<()> {
+    opencv::core::set_num_threads(1)?;
+    Ok(())
+}
 
 /// Which side of the (unrotated) image a player's home row is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -1,10 +1,56 @@
-//! Debug overlay: what the program saw, drawn on the (downscaled) photo.
+//! Pictures of what was seen: the overlay drawn on the (downscaled) photo, a drawn diagram of a
+//! board state, and both as JPEG for the live page.
 use super::classify::BoardReading;
 use super::locate::BoardLocation;
 use super::Result;
-use opencv::core::{Mat, Point, Scalar, Size};
+use opencv::core::{Mat, Point, Scalar, Size, Vector, CV_8UC3};
 use opencv::imgproc;
 use opencv::prelude::*;
+
+/// `image` as JPEG bytes.
+pub fn encode_jpeg(image: &Mat) -> Result<Vec<u8>> {
+    let mut jpeg = Vector::<u8>::new();
+    opencv::imgcodecs::imencode(".jpg", image, &mut jpeg, &Vector::new())?;
+    Ok(jpeg.to_vec())
+}
+
+/// The overlay ([`draw_overlay`]) as JPEG.
+pub fn overlay_jpeg(img: &Mat, loc: &BoardLocation, reading: Option<&BoardReading>, max_px: i32) -> Result<Vec<u8>> {
+    encode_jpeg(&draw_overlay(img, loc, reading, max_px)?)
+}
+
+/// A drawn diagram of a board state (for sources without a camera), as JPEG: `grid` holds 8
+/// rows of 8 grid characters (`.`, `b`, `B`, `w`, `W`, `?`), row 0 at the top. Dark and light
+/// squares, pieces as discs, kings with a ring, unknown squares grey.
+pub fn board_diagram_jpeg(grid: &[String; 8]) -> Result<Vec<u8>> {
+    const CELL: i32 = 40;
+    let bgr = |r: f64, g: f64, b: f64| Scalar::new(b, g, r, 0.0);
+    let mut img = Mat::new_rows_cols_with_default(8 * CELL, 8 * CELL, CV_8UC3, bgr(240.0, 217.0, 181.0))?;
+    for (row, line) in grid.iter().enumerate() {
+        for (col, ch) in line.chars().enumerate().take(8) {
+            let (x, y) = (col as i32 * CELL, row as i32 * CELL);
+            let dark = (row + col) % 2 == 1;
+            let square = if dark { bgr(181.0, 136.0, 99.0) } else { bgr(240.0, 217.0, 181.0) };
+            imgproc::rectangle_points(&mut img, Point::new(x, y), Point::new(x + CELL - 1, y + CELL - 1), square, imgproc::FILLED, 8, 0)?;
+            let centre = Point::new(x + CELL / 2, y + CELL / 2);
+            let (fill, king) = match ch {
+                'b' => (Some(bgr(170.0, 30.0, 30.0)), false),
+                'B' => (Some(bgr(170.0, 30.0, 30.0)), true),
+                'w' => (Some(bgr(250.0, 245.0, 230.0)), false),
+                'W' => (Some(bgr(250.0, 245.0, 230.0)), true),
+                '.' => (None, false),
+                _ => (Some(bgr(150.0, 150.0, 150.0)), false),
+            };
+            if let Some(fill) = fill {
+                imgproc::circle(&mut img, centre, CELL * 2 / 5, fill, imgproc::FILLED, imgproc::LINE_AA, 0)?;
+                if king {
+                    imgproc::circle(&mut img, centre, CELL / 5, bgr(230.0, 180.0, 30.0), 3, imgproc::LINE_AA, 0)?;
+                }
+            }
+        }
+    }
+    encode_jpeg(&img)
+}
 
 /// Draw corners, the 9x9 grid lines and each square's letter + confidence (%)
 /// (in the square's top-left corner, so the piece stays visible). The image is

@@ -11,7 +11,7 @@
 //! Kings: seen from above a king is a man (two stacked men); the model reports
 //! a king only if `king_prior` > 0, splitting the man's probability; the shipped
 //! palette keeps it at 0 (kings are read as men, the game logic knows better).
-use super::classify::{BoardFeatures, SquareClass, SquareFeatures, SquareReading, CLASSES, FEATURE_NAMES};
+use super::classify::{BoardFeatures, ColourClass, SquareFeatures, SquareReading, CLASSES, FEATURE_NAMES};
 use super::{Result, Side, VisionError};
 use serde::{Deserialize, Serialize};
 
@@ -352,7 +352,7 @@ impl ColourModel {
     pub fn read(&self, sf: &SquareFeatures, dark_square: bool) -> SquareReading {
         let x = self.select(sf);
         if x.iter().any(|v| !v.is_finite()) {
-            return SquareReading { probs: [0.0; 5], p_unknown: 1.0, class: SquareClass::Unknown, confidence: 1.0, dark_square };
+            return SquareReading { probs: [0.0; 5], p_unknown: 1.0, class: ColourClass::Unknown, confidence: 1.0, dark_square };
         }
         let empty = if dark_square { &self.empty_dark } else { &self.empty_light };
         let man_prior = if dark_square { 1.0 } else { self.man_on_light_prior.max(1e-9) as f64 };
@@ -388,7 +388,7 @@ impl ColourModel {
         }
         let (bi, bp) = probs.iter().enumerate().fold((0, 0f32), |a, (i, &p)| if p > a.1 { (i, p) } else { a });
         let (class, confidence) = if p_unknown > bp || bp < self.min_confidence {
-            (SquareClass::Unknown, bp.max(p_unknown))
+            (ColourClass::Unknown, bp.max(p_unknown))
         } else {
             (CLASSES[bi], bp)
         };
@@ -397,10 +397,10 @@ impl ColourModel {
 
     /// Fit a palette from labelled squares: (features, dark square?, class).
     /// Kings count as men. This is how palettes/wooden.json was made.
-    pub fn fit(template: &ColourModel, samples: &[(SquareFeatures, bool, SquareClass)]) -> Result<ColourModel> {
+    pub fn fit(template: &ColourModel, samples: &[(SquareFeatures, bool, ColourClass)]) -> Result<ColourModel> {
         let mut m = template.clone();
         m.prepare()?;
-        let pick = |dark: Option<bool>, cls: &[SquareClass]| -> Vec<Vec<f32>> {
+        let pick = |dark: Option<bool>, cls: &[ColourClass]| -> Vec<Vec<f32>> {
             samples
                 .iter()
                 .filter(|s| dark.map_or(true, |d| s.1 == d) && cls.contains(&s.2))
@@ -408,13 +408,13 @@ impl ColourModel {
                 .collect()
         };
         let r = m.ridge.clone();
-        let empty_dark = ClassModel::from_samples(&pick(Some(true), &[SquareClass::Empty]), &r)?;
-        let empty_light = ClassModel::from_samples(&pick(Some(false), &[SquareClass::Empty]), &r)?;
+        let empty_dark = ClassModel::from_samples(&pick(Some(true), &[ColourClass::Empty]), &r)?;
+        let empty_light = ClassModel::from_samples(&pick(Some(false), &[ColourClass::Empty]), &r)?;
         if m.distinct_kings() {
-            let dark_man = ClassModel::from_samples(&pick(Some(true), &[SquareClass::DarkMan]), &r)?;
-            let light_man = ClassModel::from_samples(&pick(Some(true), &[SquareClass::LightMan]), &r)?;
-            let dark_king = ClassModel::from_samples(&pick(Some(true), &[SquareClass::DarkKing]), &r)?;
-            let light_king = ClassModel::from_samples(&pick(Some(true), &[SquareClass::LightKing]), &r)?;
+            let dark_man = ClassModel::from_samples(&pick(Some(true), &[ColourClass::DarkMan]), &r)?;
+            let light_man = ClassModel::from_samples(&pick(Some(true), &[ColourClass::LightMan]), &r)?;
+            let dark_king = ClassModel::from_samples(&pick(Some(true), &[ColourClass::DarkKing]), &r)?;
+            let light_king = ClassModel::from_samples(&pick(Some(true), &[ColourClass::LightKing]), &r)?;
             m.dark_man = dark_man;
             m.light_man = light_man;
             m.dark_king = Some(dark_king);
@@ -423,8 +423,8 @@ impl ColourModel {
             m.empty_light = empty_light;
             return Ok(m);
         }
-        let dark_man = ClassModel::from_samples(&pick(Some(true), &[SquareClass::DarkMan, SquareClass::DarkKing]), &r)?;
-        let light_man = ClassModel::from_samples(&pick(Some(true), &[SquareClass::LightMan, SquareClass::LightKing]), &r)?;
+        let dark_man = ClassModel::from_samples(&pick(Some(true), &[ColourClass::DarkMan, ColourClass::DarkKing]), &r)?;
+        let light_man = ClassModel::from_samples(&pick(Some(true), &[ColourClass::LightMan, ColourClass::LightKing]), &r)?;
         m.empty_dark = empty_dark;
         m.empty_light = empty_light;
         m.dark_man = dark_man;
@@ -446,23 +446,23 @@ impl ColourModel {
     /// start position says, with margin; a board one move away from the start,
     /// or mid-game, mixes classes within a group and fails that test.
     pub fn calibrate(&self, bf: &BoardFeatures) -> Result<(ColourModel, Side)> {
-        let mut best: Option<(f32, f32, Side, Vec<(usize, usize, SquareClass)>)> = None;
+        let mut best: Option<(f32, f32, Side, Vec<(usize, usize, ColourClass)>)> = None;
         for side in [Side::Top, Side::Bottom, Side::Left, Side::Right] {
             let labels = start_position(side, bf.top_left_dark);
-            let mean_level = |cls: SquareClass| {
+            let mean_level = |cls: ColourClass| {
                 let v: Vec<f32> = labels.iter().filter(|l| l.2 == cls).map(|l| bf.squares[l.0][l.1].f[0]).collect();
                 v.iter().sum::<f32>() / v.len().max(1) as f32
             };
-            let sep = mean_level(SquareClass::LightMan) - mean_level(SquareClass::DarkMan).max(mean_level(SquareClass::Empty));
+            let sep = mean_level(ColourClass::LightMan) - mean_level(ColourClass::DarkMan).max(mean_level(ColourClass::Empty));
             // Where this model already tells the sides apart (the seed's red against
             // yellow, even when a bright lamp makes the red men as light as the yellow):
             // the share of men whose colour it reads as this arrangement says.
-            let men: Vec<_> = labels.iter().filter(|l| l.2 != SquareClass::Empty).collect();
+            let men: Vec<_> = labels.iter().filter(|l| l.2 != ColourClass::Empty).collect();
             let agree = men
                 .iter()
                 .filter(|l| {
                     let rd = self.read(&bf.squares[l.0][l.1], true);
-                    (rd.p_side(true) > rd.p_side(false)) == (l.2 == SquareClass::DarkMan)
+                    (rd.p_side(true) > rd.p_side(false)) == (l.2 == ColourClass::DarkMan)
                 })
                 .count() as f32
                 / men.len().max(1) as f32;
@@ -499,9 +499,9 @@ impl ColourModel {
 
     /// This model moved to the colours of a start position (`labels`: its dark
     /// squares), leaving out the squares `skip`.
-    fn learn_start(&self, bf: &BoardFeatures, labels: &[(usize, usize, SquareClass)], skip: &[(usize, usize)]) -> Result<ColourModel> {
+    fn learn_start(&self, bf: &BoardFeatures, labels: &[(usize, usize, ColourClass)], skip: &[(usize, usize)]) -> Result<ColourModel> {
         let kept = |r: usize, c: usize| !skip.contains(&(r, c));
-        let sel = |cls: SquareClass| -> Vec<Vec<f32>> {
+        let sel = |cls: ColourClass| -> Vec<Vec<f32>> {
             labels.iter().filter(|l| l.2 == cls && kept(l.0, l.1)).map(|l| self.select(&bf.squares[l.0][l.1])).collect()
         };
         let light: Vec<Vec<f32>> = (0..8)
@@ -511,9 +511,9 @@ impl ColourModel {
             .collect();
         let mut m = self.clone();
         m.name = format!("{} (calibrated)", self.name);
-        m.empty_dark = self.empty_dark.shrunk(&sel(SquareClass::Empty), CALIB_N0)?;
-        m.dark_man = self.dark_man.shrunk(&sel(SquareClass::DarkMan), CALIB_N0)?;
-        m.light_man = self.light_man.shrunk(&sel(SquareClass::LightMan), CALIB_N0)?;
+        m.empty_dark = self.empty_dark.shrunk(&sel(ColourClass::Empty), CALIB_N0)?;
+        m.dark_man = self.dark_man.shrunk(&sel(ColourClass::DarkMan), CALIB_N0)?;
+        m.light_man = self.light_man.shrunk(&sel(ColourClass::LightMan), CALIB_N0)?;
         m.empty_light = self.empty_light.shrunk(&light, CALIB_N0)?;
         // Kings are not on the board at the start: they move with their men
         // (the same lamp and camera shift both the same way).
@@ -535,18 +535,18 @@ impl ColourModel {
     /// `labels` gives every square's class in the image grid (kings of stacked sets as men).
     /// Each class takes a bounded step (`FOLLOW_RATE`) towards what its squares show now,
     /// never narrower than `calibrated`, the model this one started from.
-    pub fn follow(&mut self, bf: &BoardFeatures, labels: &[[SquareClass; 8]; 8], calibrated: &ColourModel) -> Result<()> {
+    pub fn follow(&mut self, bf: &BoardFeatures, labels: &[[ColourClass; 8]; 8], calibrated: &ColourModel) -> Result<()> {
         let distinct = self.distinct_kings();
         let mut by_class: [Vec<Vec<f32>>; 6] = Default::default();
         for r in 0..8 {
             for c in 0..8 {
                 let slot = match (labels[r][c], bf.is_dark(r, c)) {
-                    (SquareClass::Empty, true) => 0,
-                    (SquareClass::Empty, false) => 1,
-                    (SquareClass::DarkMan, true) => 2,
-                    (SquareClass::LightMan, true) => 3,
-                    (SquareClass::DarkKing, true) => if distinct { 4 } else { 2 },
-                    (SquareClass::LightKing, true) => if distinct { 5 } else { 3 },
+                    (ColourClass::Empty, true) => 0,
+                    (ColourClass::Empty, false) => 1,
+                    (ColourClass::DarkMan, true) => 2,
+                    (ColourClass::LightMan, true) => 3,
+                    (ColourClass::DarkKing, true) => if distinct { 4 } else { 2 },
+                    (ColourClass::LightKing, true) => if distinct { 5 } else { 3 },
                     // A piece on a light square or an unknown label teaches nothing.
                     _ => continue,
                 };
@@ -568,15 +568,15 @@ impl ColourModel {
 
     /// Squares of a start position (`labels`: its dark squares) this model does
     /// not read as the start says: (row, col, letter read, its probability).
-    fn contradictions(&self, bf: &BoardFeatures, labels: &[(usize, usize, SquareClass)]) -> Vec<(usize, usize, char, f32)> {
+    fn contradictions(&self, bf: &BoardFeatures, labels: &[(usize, usize, ColourClass)]) -> Vec<(usize, usize, char, f32)> {
         let mut out = Vec::new();
         for r in 0..8 {
             for c in 0..8 {
-                let want = labels.iter().find(|l| l.0 == r && l.1 == c).map_or(SquareClass::Empty, |l| l.2);
+                let want = labels.iter().find(|l| l.0 == r && l.1 == c).map_or(ColourClass::Empty, |l| l.2);
                 let rd = self.read(&bf.squares[r][c], bf.is_dark(r, c));
                 let p = match want {
-                    SquareClass::Empty => rd.probs[0],
-                    man => rd.p_side(man == SquareClass::DarkMan),
+                    ColourClass::Empty => rd.probs[0],
+                    man => rd.p_side(man == ColourClass::DarkMan),
                 };
                 if p < CALIB_MIN_AGREEMENT {
                     out.push((r, c, rd.class.letter(), rd.confidence));
@@ -606,7 +606,7 @@ const CALIB_N0: f32 = 2.0;
 
 /// Dark squares of a start position with White's home on `white`:
 /// (row, col, class).
-pub fn start_position(white: Side, top_left_dark: bool) -> Vec<(usize, usize, SquareClass)> {
+pub fn start_position(white: Side, top_left_dark: bool) -> Vec<(usize, usize, ColourClass)> {
     let mut v = Vec::new();
     for r in 0..8 {
         for c in 0..8 {
@@ -619,11 +619,11 @@ pub fn start_position(white: Side, top_left_dark: bool) -> Vec<(usize, usize, Sq
             };
             let white_near = matches!(white, Side::Top | Side::Left);
             let cls = if k <= 2 {
-                if white_near { SquareClass::LightMan } else { SquareClass::DarkMan }
+                if white_near { ColourClass::LightMan } else { ColourClass::DarkMan }
             } else if k >= 5 {
-                if white_near { SquareClass::DarkMan } else { SquareClass::LightMan }
+                if white_near { ColourClass::DarkMan } else { ColourClass::LightMan }
             } else {
-                SquareClass::Empty
+                ColourClass::Empty
             };
             v.push((r, c, cls));
         }
@@ -637,21 +637,21 @@ mod tests {
 
     /// A board whose every square looks exactly like its class's mean in `model`, with the dark
     /// men's `level` raised by `shift` (a lamp that lights the dark men more than before).
-    fn board_like(model: &ColourModel, labels: &[[SquareClass; 8]; 8], shift: f32) -> BoardFeatures {
+    fn board_like(model: &ColourModel, labels: &[[ColourClass; 8]; 8], shift: f32) -> BoardFeatures {
         let mut squares = [[SquareFeatures::default(); 8]; 8];
         for r in 0..8 {
             for c in 0..8 {
                 let dark = (r + c) % 2 == 1;
                 let class = match (labels[r][c], dark) {
-                    (SquareClass::Empty, true) => &model.empty_dark,
-                    (SquareClass::Empty, false) => &model.empty_light,
-                    (SquareClass::DarkMan, _) => &model.dark_man,
+                    (ColourClass::Empty, true) => &model.empty_dark,
+                    (ColourClass::Empty, false) => &model.empty_light,
+                    (ColourClass::DarkMan, _) => &model.dark_man,
                     _ => &model.light_man,
                 };
                 for (k, &i) in model.idx.iter().enumerate() {
                     squares[r][c].f[i] = class.mean[k];
                 }
-                if labels[r][c] == SquareClass::DarkMan {
+                if labels[r][c] == ColourClass::DarkMan {
                     squares[r][c].f[0] += shift;
                 }
             }
@@ -659,8 +659,8 @@ mod tests {
         BoardFeatures { squares, top_left_dark: false, contrast: 100.0 }
     }
 
-    fn start_labels() -> [[SquareClass; 8]; 8] {
-        let mut labels = [[SquareClass::Empty; 8]; 8];
+    fn start_labels() -> [[ColourClass; 8]; 8] {
+        let mut labels = [[ColourClass::Empty; 8]; 8];
         for (r, c, class) in start_position(Side::Bottom, false) {
             labels[r][c] = class;
         }
@@ -697,8 +697,8 @@ mod tests {
         let labels = start_labels();
         // Dark men now nearly as light as the light squares: read wrong at first.
         let board = board_like(&calibrated, &labels, 0.9);
-        let wrong = (0..8).flat_map(|r| (0..8).map(move |c| (r, c))).filter(|&(r, c)| labels[r][c] == SquareClass::DarkMan);
-        let misread = |m: &ColourModel| wrong.clone().filter(|&(r, c)| m.read(&board.squares[r][c], true).class != SquareClass::DarkMan).count();
+        let wrong = (0..8).flat_map(|r| (0..8).map(move |c| (r, c))).filter(|&(r, c)| labels[r][c] == ColourClass::DarkMan);
+        let misread = |m: &ColourModel| wrong.clone().filter(|&(r, c)| m.read(&board.squares[r][c], true).class != ColourClass::DarkMan).count();
         assert!(misread(&calibrated) > 0, "the shift must matter for this test to mean anything");
         let mut model = calibrated.clone();
         for _ in 0..20 {

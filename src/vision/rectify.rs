@@ -3,7 +3,7 @@
 //! Also: where piece tops appear in oblique views (`CameraPose`), which way the
 //! board is turned (`orientation`), and the mapping of image-grid readings to
 //! board coordinates (`BoardFrame`, `to_board_coordinates`).
-use super::classify::{BoardReading, LeanOffsets, SquareClass};
+use super::classify::{BoardReading, LeanOffsets, ColourClass};
 use super::{h_mul, h_to_mat, locate::BoardLocation, palette, Orientation, Result, Side, VisionError, H3};
 use opencv::core::{self, Mat, Scalar, Size};
 use opencv::imgproc;
@@ -136,7 +136,7 @@ impl CameraPose {
 /// certain in a start position, otherwise it is guessed from where the light
 /// men are on average (weak, and wrong late in a game).
 pub fn orientation(reading: &BoardReading) -> Orientation {
-    use SquareClass as C;
+    use ColourClass as C;
     let g = &reading.squares;
     let is = |r: usize, c: usize, k: C| {
         let s = g[r][c].class;
@@ -179,7 +179,7 @@ pub fn orientation(reading: &BoardReading) -> Orientation {
 /// If the reading is a start position (all 32 playing squares as expected, at
 /// most 2 misread), the side of the image White's men start from.
 pub fn start_position_side(reading: &BoardReading) -> Option<Side> {
-    use SquareClass as C;
+    use ColourClass as C;
     let g = &reading.squares;
     let mut best: Option<(usize, Side)> = None;
     for side in [Side::Top, Side::Bottom, Side::Left, Side::Right] {
@@ -284,7 +284,8 @@ impl BoardFrame {
 pub struct BoardView {
     /// `.bBwW?` per square; row 0 = Black's edge.
     pub grid: [[char; 8]; 8],
-    /// Class probabilities per square, order `. b B w W` (sum = 1 - unknown).
+    /// Class probabilities per square in the project's one order, `. b w B W` (the classifier's
+    /// `CLASSES`, the tracker's `CLASS_CHARS`); sum = 1 - unknown.
     pub probs: [[[f32; 5]; 8]; 8],
     /// Probability that the square shows none of the palette's classes.
     pub unknown: [[f32; 8]; 8],
@@ -305,7 +306,6 @@ impl BoardView {
 
 /// Map a reading in image-grid coordinates to board coordinates.
 pub fn to_board_coordinates(reading: &BoardReading, frame: &BoardFrame, stable: bool, t: f64) -> BoardView {
-    // SquareReading::probs order is (. b w B W); the view's is (. b B w W).
     let mut grid = [['?'; 8]; 8];
     let mut probs = [[[0f32; 5]; 8]; 8];
     let mut unknown = [[0f32; 8]; 8];
@@ -313,7 +313,7 @@ pub fn to_board_coordinates(reading: &BoardReading, frame: &BoardFrame, stable: 
         for c in 0..8 {
             let s = &reading.squares[r][c];
             grid[r][c] = s.class.letter();
-            probs[r][c] = [s.probs[0], s.probs[1], s.probs[3], s.probs[2], s.probs[4]];
+            probs[r][c] = s.probs;
             unknown[r][c] = s.p_unknown;
         }
     }

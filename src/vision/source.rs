@@ -369,13 +369,6 @@ pub struct CameraSource {
     started: Instant,
 }
 
-/// The cameras nokhwa can see: (index, name).
-pub fn list_cameras() -> Result<Vec<(String, String)>> {
-    let list = nokhwa::query(nokhwa::utils::ApiBackend::Auto)
-        .map_err(|e| SourceError::Camera { camera: "*".into(), why: format!("cannot list cameras: {e}") })?;
-    Ok(list.iter().map(|c| (c.index().to_string(), c.human_name())).collect())
-}
-
 impl CameraSource {
     pub fn open(req: &CameraRequest) -> Result<Self> {
         use nokhwa::utils::{ApiBackend, CameraFormat, CameraIndex, FrameFormat, RequestedFormat, RequestedFormatType, Resolution};

@@ -13,7 +13,7 @@ use opencv::core::{self, Mat, Scalar, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
 
-use super::classify::{BoardReading, SquareClass};
+use super::classify::{BoardReading, ColourClass};
 use super::locate::BoardLocation;
 use super::{h_mul, h_to_mat, Result, VisionError, H3};
 
@@ -212,14 +212,14 @@ impl StabilityDetector {
         for r in 0..8 {
             for c in 0..8 {
                 let s = &reading.squares[r][c];
-                if s.p_unknown > self.config.unknown_threshold || s.class == SquareClass::Unknown {
+                if s.p_unknown > self.config.unknown_threshold || s.class == ColourClass::Unknown {
                     unknown_squares.push((r, c));
                 }
             }
         }
         if let ([(r, c)], 0, Some(_), Some(held)) = (unknown_squares.as_slice(), motion.moving_cells, self.still_since, &self.grid) {
             let (r, c) = (*r, *c);
-            if let Some(class) = held[r].chars().nth(c).and_then(SquareClass::from_letter).filter(|&k| k != SquareClass::Unknown) {
+            if let Some(class) = held[r].chars().nth(c).and_then(ColourClass::from_letter).filter(|&k| k != ColourClass::Unknown) {
                 reading.squares[r][c].keep_as(class);
                 unknown_squares.clear();
             }
@@ -263,20 +263,20 @@ mod tests {
     use super::*;
     use crate::vision::classify::{SquareReading, CLASSES};
 
-    fn square(class: SquareClass) -> SquareReading {
+    fn square(class: ColourClass) -> SquareReading {
         let mut probs = [0.0; 5];
         if let Some(i) = CLASSES.iter().position(|&k| k == class) {
             probs[i] = 0.98;
         }
-        SquareReading { probs, p_unknown: if class == SquareClass::Unknown { 0.9 } else { 0.02 }, class, confidence: 0.98, dark_square: true }
+        SquareReading { probs, p_unknown: if class == ColourClass::Unknown { 0.9 } else { 0.02 }, class, confidence: 0.98, dark_square: true }
     }
 
     /// Empty board with a dark man at (2, 1), and `unknown` squares read `?`.
     fn reading(unknown: &[(usize, usize)]) -> BoardReading {
-        let mut squares = [[square(SquareClass::Empty); 8]; 8];
-        squares[2][1] = square(SquareClass::DarkMan);
+        let mut squares = [[square(ColourClass::Empty); 8]; 8];
+        squares[2][1] = square(ColourClass::DarkMan);
         for &(r, c) in unknown {
-            squares[r][c] = square(SquareClass::Unknown);
+            squares[r][c] = square(ColourClass::Unknown);
         }
         BoardReading { squares, top_left_dark: false, contrast: 100.0 }
     }
@@ -296,7 +296,7 @@ mod tests {
         let mut flicker = reading(&[(2, 1)]);
         let report = d.judge(0.1, &motion(0), &mut flicker);
         assert!(!report.hand && report.unknown_squares.is_empty());
-        assert_eq!(flicker.squares[2][1].class, SquareClass::DarkMan);
+        assert_eq!(flicker.squares[2][1].class, ColourClass::DarkMan);
         assert_eq!(d.judge(0.2, &motion(0), &mut reading(&[])).still_for, 0.2, "the stillness runs on");
         let report = d.judge(0.4, &motion(0), &mut reading(&[(2, 1)]));
         assert!(report.stable, "still for 0.4 s despite the flicker");
@@ -309,14 +309,14 @@ mod tests {
         d.judge(0.0, &motion(0), &mut reading(&[]));
         let mut two = reading(&[(2, 1), (4, 5)]);
         assert!(d.judge(0.1, &motion(0), &mut two).hand);
-        assert_eq!(two.squares[2][1].class, SquareClass::Unknown);
+        assert_eq!(two.squares[2][1].class, ColourClass::Unknown);
         // Right after motion the square may have changed: nothing to keep.
         let mut d = detector();
         d.judge(0.0, &motion(0), &mut reading(&[]));
         d.judge_moving(&motion(3));
         let mut after = reading(&[(2, 1)]);
         assert!(d.judge(0.2, &motion(0), &mut after).hand);
-        assert_eq!(after.squares[2][1].class, SquareClass::Unknown);
+        assert_eq!(after.squares[2][1].class, ColourClass::Unknown);
         // A square that was unknown from the start stays unknown.
         let mut d = detector();
         assert!(d.judge(0.0, &motion(0), &mut reading(&[(3, 3)])).hand);

@@ -11,7 +11,7 @@ use opencv::core::Mat;
 use opencv::prelude::*;
 
 use super::calibration::Calibration;
-use super::classify::{board_features_with, classify_features, BoardFeatures, BoardReading, LeanOffsets, SquareClass};
+use super::classify::{board_features_with, classify_features, BoardFeatures, BoardReading, LeanOffsets, ColourClass};
 use super::locate::{check_location, locate_board, BoardLocation, PatternCheck};
 use super::palette::ColourModel;
 use super::rectify::{rectify, start_position_side, to_board_coordinates, BoardFrame, BoardView, CameraPose};
@@ -235,22 +235,12 @@ impl Watcher {
         Ok(w)
     }
 
-    /// Use corners given by hand (or from elsewhere) as the board's location; they are
-    /// checked on every frame like any kept location.
-    pub fn set_board(&mut self, loc: BoardLocation) {
-        self.set_location(loc);
-    }
-
     pub fn set_source_name(&mut self, name: &str) {
         self.source = name.to_string();
     }
 
     pub fn palette(&self) -> &ColourModel {
         &self.palette
-    }
-
-    pub fn board_frame(&self) -> Option<BoardFrame> {
-        self.frame
     }
 
     /// The calibration learnt from a start position (self-calibration), if any.
@@ -304,21 +294,21 @@ impl Watcher {
             return false;
         }
         let distinct = self.palette.distinct_kings();
-        let mut labels = [[SquareClass::Unknown; 8]; 8];
+        let mut labels = [[ColourClass::Unknown; 8]; 8];
         let mut disagreeing = 0;
         for (r, row) in labels.iter_mut().enumerate() {
             for (c, label) in row.iter_mut().enumerate() {
                 let (br, bc) = frame.to_board(r, c);
-                let Some(mut class) = SquareClass::from_letter(board[br][bc]) else { return false };
+                let Some(mut class) = ColourClass::from_letter(board[br][bc]) else { return false };
                 if !distinct {
                     class = match class {
-                        SquareClass::DarkKing => SquareClass::DarkMan,
-                        SquareClass::LightKing => SquareClass::LightMan,
+                        ColourClass::DarkKing => ColourClass::DarkMan,
+                        ColourClass::LightKing => ColourClass::LightMan,
                         other => other,
                     };
                 }
                 let seen = last.reading.squares[r][c].class;
-                if seen != class && seen != SquareClass::Unknown {
+                if seen != class && seen != ColourClass::Unknown {
                     disagreeing += 1;
                 }
                 *label = class;

@@ -25,10 +25,10 @@ use futures::{Stream, StreamExt};
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, watch};
 
-use super::hub::{BoardEvent, Hub, HubMessage};
-use crate::daemon::board::{Board, StepError};
+use super::board::{ActionError, Board};
+use crate::publish::hub::{BoardEvent, Hub, HubMessage};
 
-const INDEX_HTML: &str = include_str!("../web/index.html");
+const INDEX_HTML: &str = include_str!("../../web/index.html");
 
 pub struct AppState {
     pub boards: Vec<Arc<Board>>,
@@ -42,7 +42,9 @@ pub struct AppState {
     pub started: Instant,
 }
 
-pub fn router(state: Arc<AppState>) -> Router {
+/// The daemon's routes, and `extra` (routes mounted from outside the board code: the grid
+/// games') beside them.
+pub fn router(state: Arc<AppState>, extra: Router) -> Router {
     Router::new()
         .route("/", get(index))
         .route("/health", get(health))
@@ -56,8 +58,9 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/boards/{id}/events/ws", get(board_event_socket))
         .route("/boards/{id}/actions", post(action))
         .route("/events/stream", get(all_event_stream))
-        .fallback(not_found)
         .with_state(state)
+        .merge(extra)
+        .fallback(not_found)
 }
 
 type App = State<Arc<AppState>>;
@@ -116,14 +119,37 @@ async fn health(State(app): App) -> Response {
         .into_response()
 }
 
+/// The board as `/boards/{id}` shows it, with the last `recent` events.
+fn summary(board: &Board, recent: usize) -> Value {
+    let (last_events, game, has_picture) = board.shown(recent);
+    // One lock at a time: never two of the board's locks held together.
+    let source = board.source_json();
+    let config = &board.config;
+    json!({
+        "id": config.id,
+        "name": config.name,
+        "variant": config.variant.name(),
+        "kings": config.kings,
+        "tags": config.tags.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect::<serde_json::Map<_, _>>(),
+        "recording": board.recording(),
+        "error": board.failure(),
+        "folder": board.folder(),
+        "game": game,
+        "source": source,
+        "has_picture": has_picture,
+        "last_seq": last_events.last().map_or(0, |e| e.event.seq),
+        "last_events": last_events.iter().map(|e| e.as_ref()).collect::<Vec<_>>(),
+    })
+}
+
 async fn list_boards(State(app): App) -> Response {
-    let boards: Vec<Value> = app.boards.iter().map(|b| b.summary(app.recent_events)).collect();
+    let boards: Vec<Value> = app.boards.iter().map(|b| summary(b, app.recent_events)).collect();
     (no_cache(), Json(boards)).into_response()
 }
 
 async fn board_state(State(app): App, Path(id): Path<String>) -> Response {
     match find(&app, &id) {
-        Ok(board) => (no_cache(), Json(board.summary(app.recent_events))).into_response(),
+        Ok(board) => (no_cache(), Json(summary(&board, app.recent_events))).into_response(),
         Err(response) => response,
     }
 }
@@ -388,12 +414,12 @@ async fn action(State(app): App, Path(id): Path<String>, headers: HeaderMap, bod
             let events: Vec<&BoardEvent> = events.iter().map(|e| e.as_ref()).collect();
             (no_cache(), Json(json!({ "events": events }))).into_response()
         }
-        Ok(Err(StepError::Invalid(m))) => error(StatusCode::BAD_REQUEST, m),
-        Ok(Err(StepError::Refused(m))) => error(StatusCode::CONFLICT, m),
-        Ok(Err(StepError::NotRecording(m))) => {
+        Ok(Err(ActionError::Invalid(m))) => error(StatusCode::BAD_REQUEST, m),
+        Ok(Err(ActionError::Refused(m))) => error(StatusCode::CONFLICT, m),
+        Ok(Err(ActionError::NotRecording(m))) => {
             error(StatusCode::SERVICE_UNAVAILABLE, format!("board {id:?} is not recording: {m}"))
         }
-        Ok(Err(StepError::Log(m))) => error(StatusCode::INTERNAL_SERVER_ERROR, format!("not recorded: {m}")),
+        Ok(Err(ActionError::Log(m))) => error(StatusCode::INTERNAL_SERVER_ERROR, format!("not recorded: {m}")),
         Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, format!("the action failed: {e}")),
     }
 }
@@ -437,6 +463,37 @@ mod tests {
         }
         let seqs: Vec<u64> = stream.take(41).map(|e| e.event.seq).collect().await;
         assert_eq!(seqs, (1..=41).collect::<Vec<_>>());
+    }
+
+    /// Routes mounted from outside the board code (the grid games') are served beside the
+    /// boards', and unknown paths still get the API's own answer.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn extra_routes_are_mounted_beside_the_boards() {
+        let (_shutdown_sender, shutdown) = watch::channel(false);
+        let app = Arc::new(AppState {
+            boards: Vec::new(),
+            hub: Hub::new(2),
+            token: None,
+            recent_events: 5,
+            shutdown,
+            started: Instant::now(),
+        });
+        let games = Router::new().route("/games/demo", get(|| async { "a grid game" }));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, router(app, games)).await });
+        let get_text = move |path: &'static str| {
+            use std::io::{Read, Write};
+            let mut stream = std::net::TcpStream::connect(address).unwrap();
+            write!(stream, "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+            let mut answer = String::new();
+            stream.read_to_string(&mut answer).unwrap();
+            answer
+        };
+        let game = tokio::task::spawn_blocking(move || get_text("/games/demo")).await.unwrap();
+        assert!(game.starts_with("HTTP/1.1 200") && game.ends_with("a grid game"), "{game}");
+        let missing = tokio::task::spawn_blocking(move || get_text("/games/none")).await.unwrap();
+        assert!(missing.starts_with("HTTP/1.1 404") && missing.contains("no route GET /games/none"), "{missing}");
     }
 
     #[test]

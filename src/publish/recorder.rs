@@ -1,0 +1,202 @@
+//! The tracker and the durable records of one board, kept in step: every input goes through
+//! [`Recorder::step`], in this order: the tracker judges it, the input and its events are
+//! appended to the event log and synced, the PDN files are replaced, and only then may the
+//! caller publish the events. [`Recorder::open`] replays an existing log's inputs through a new
+//! tracker and so continues the game exactly where the last synced record left it.
+//!
+//! `boardwatch replay` and the daemon both record through it: the same log format, the same PDN.
+
+use std::path::Path;
+
+use super::eventlog::{EventLog, EventLogError};
+use super::records::{now_seconds, InputOrigin, LogRecord, PdnFiles};
+use crate::tracker::{Event, Input, Observation, Tracker, TrackerConfig};
+
+/// Why an input was not taken.
+#[derive(Debug, thiserror::Error)]
+pub enum StepError {
+    /// The tracker refused an operator command (nothing to confirm, an unclear board, ...).
+    #[error("{0}")]
+    Refused(String),
+    /// The log could not be written: the step was undone.
+    #[error("{0}")]
+    Log(String),
+}
+
+/// A tracker with its event log (optional: `replay` may keep none) and PDN files.
+pub struct Recorder {
+    tracker: Tracker,
+    log: Option<EventLog>,
+    pdn: PdnFiles,
+    /// The last observation the tracker was given (from the log after a restart).
+    last_observation: Option<Observation>,
+    /// Where the source stood at its last logged input.
+    cursor: Option<u64>,
+}
+
+/// Hand one input to a tracker.
+fn apply(tracker: &mut Tracker, input: &Input) -> Result<Vec<Event>, StepError> {
+    match input {
+        Input::Observation(obs) => Ok(tracker.observe(obs)),
+        Input::Command(command) => tracker.command(command).map_err(|e| StepError::Refused(e.to_string())),
+    }
+}
+
+impl Recorder {
+    /// A recorder for `config`, continuing the log at `log` when it has records (created when
+    /// missing). Returns it with the events already published (those of the log).
+    pub fn open(config: TrackerConfig, log: Option<&Path>, pdn: PdnFiles) -> Result<(Recorder, Vec<Event>), EventLogError> {
+        let (log, records) = match log {
+            Some(path) => {
+                let (log, records) = EventLog::open::<LogRecord>(path)?;
+                (Some(log), records)
+            }
+            None => (None, Vec::new()),
+        };
+        let mut recorder = Recorder { tracker: Tracker::new(config), log, pdn, last_observation: None, cursor: None };
+        let where_ = recorder.log.as_ref().map(|l| l.path().display().to_string()).unwrap_or_default();
+        let mut published = Vec::new();
+        let mut mismatch_reported = false;
+        for (index, record) in records.into_iter().enumerate() {
+            let replayed = match apply(&mut recorder.tracker, &record.input) {
+                Ok(events) => events,
+                Err(e) => {
+                    tracing::warn!("{where_}: record {}: replay refused the input: {e}", index + 1);
+                    Vec::new()
+                }
+            };
+            // The log is the truth of what was published; a different answer means the tracker
+            // changed since it was written (an upgrade), and the game goes on from the replay.
+            let same = replayed.len() == record.events.len()
+                && replayed.iter().zip(&record.events).all(|(a, b)| a.seq == b.seq && a.line == b.line);
+            if !same && !mismatch_reported {
+                mismatch_reported = true;
+                tracing::warn!(
+                    "{where_}: record {}: the tracker now answers {:?} where the log has {:?}",
+                    index + 1,
+                    replayed.iter().map(|e| &e.line).collect::<Vec<_>>(),
+                    record.events.iter().map(|e| &e.line).collect::<Vec<_>>()
+                );
+            }
+            recorder.note(&record.input, record.cursor);
+            published.extend(record.events);
+        }
+        Ok((recorder, published))
+    }
+
+    /// Judge one input, log it with its events (synced), bring the PDN files up to date, and
+    /// return the events to publish. A refused command is not logged. A PDN file that cannot be
+    /// written is reported and written again at the next change or [`Recorder::flush`]: the log
+    /// already holds the step.
+    pub fn step(&mut self, from: InputOrigin, cursor: Option<u64>, input: Input) -> Result<Vec<Event>, StepError> {
+        let events = apply(&mut self.tracker, &input)?;
+        let record = LogRecord { at: now_seconds(), from, cursor, input, events };
+        if let Some(log) = self.log.as_mut() {
+            if let Err(e) = log.append(&record) {
+                // The tracker has moved on but the disk has not: undo by rebuilding it from the log.
+                tracing::error!("{e}; the step is dropped");
+                self.rebuild();
+                return Err(StepError::Log(e.to_string()));
+            }
+        }
+        self.note(&record.input, cursor);
+        if !record.events.is_empty() {
+            if let Err(e) = self.flush() {
+                tracing::error!("{e}");
+            }
+        }
+        Ok(record.events)
+    }
+
+    fn note(&mut self, input: &Input, cursor: Option<u64>) {
+        if let Input::Observation(obs) = input {
+            self.last_observation = Some((**obs).clone());
+        }
+        if cursor.is_some() {
+            self.cursor = cursor;
+        }
+    }
+
+    /// Rebuild the tracker from the log on disk (after a failed append).
+    fn rebuild(&mut self) {
+        let Some(path) = self.log.as_ref().map(|l| l.path().to_path_buf()) else { return };
+        let Ok((_, records)) = EventLog::open::<LogRecord>(&path) else { return };
+        self.tracker = Tracker::new(*self.tracker.config());
+        self.last_observation = None;
+        for record in &records {
+            let _ = apply(&mut self.tracker, &record.input);
+            self.note(&record.input, record.cursor);
+        }
+    }
+
+    /// Rewrite the PDN files if the record changed (they are after every step; this catches a
+    /// write that failed). True if anything was written.
+    pub fn flush(&mut self) -> std::io::Result<bool> {
+        let games = self.tracker.games();
+        self.pdn.update(&games, self.tracker.record())
+    }
+
+    pub fn tracker(&self) -> &Tracker {
+        &self.tracker
+    }
+
+    pub fn pdn(&self) -> &PdnFiles {
+        &self.pdn
+    }
+
+    /// The last observation handed to the tracker.
+    pub fn last_observation(&self) -> Option<&Observation> {
+        self.last_observation.as_ref()
+    }
+
+    /// Where the source stood at the last logged input that said (a frame number, a line).
+    pub fn cursor(&self) -> Option<u64> {
+        self.cursor
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::draughts::Variant;
+    use crate::tracker::{Command, KingStyle};
+
+    fn folder(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("bw-recorder-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn observation(rows: [&str; 8]) -> Input {
+        Input::Observation(Box::new(Observation::from_grid(&rows).unwrap()))
+    }
+
+    const START: [&str; 8] =
+        [".b.b.b.b", "b.b.b.b.", ".b.b.b.b", "........", "........", "w.w.w.w.", ".w.w.w.w", "w.w.w.w."];
+    const MOVED: [&str; 8] =
+        [".b.b.b.b", "b.b.b.b.", "...b.b.b", "b.......", "........", "w.w.w.w.", ".w.w.w.w", "w.w.w.w."];
+
+    #[test]
+    fn a_reopened_log_continues_the_game_and_refused_commands_are_not_logged() {
+        let dir = folder("reopen");
+        let config = TrackerConfig::new(Variant::Pool, KingStyle::Visible);
+        let open = || Recorder::open(config, Some(&dir.join("events.jsonl")), PdnFiles::at(None, Some(dir.join("all.pdn")), Vec::new())).unwrap();
+        let (mut recorder, published) = open();
+        assert!(published.is_empty());
+        recorder.step(InputOrigin::Operator, None, Input::Command(Command::Init)).unwrap();
+        recorder.step(InputOrigin::Source, Some(10), observation(START)).unwrap();
+        assert!(matches!(recorder.step(InputOrigin::Operator, None, Input::Command(Command::Confirm)), Err(StepError::Refused(_))));
+        let moved = recorder.step(InputOrigin::Source, Some(20), observation(MOVED)).unwrap();
+        assert_eq!(moved[0].mv.as_deref(), Some("9-13"));
+        assert!(std::fs::read_to_string(dir.join("all.pdn")).unwrap().contains("1. 9-13 *"));
+        drop(recorder);
+
+        let log = std::fs::read_to_string(dir.join("events.jsonl")).unwrap();
+        assert_eq!(log.lines().count(), 3, "{log}");
+        let (recorder, published) = open();
+        assert_eq!(published.len(), 2);
+        assert_eq!(recorder.cursor(), Some(20));
+        assert_eq!(recorder.last_observation().map(|o| o.to_grid()), Some(MOVED.map(String::from)));
+        assert_eq!(recorder.tracker().record().unwrap().move_texts(), ["9-13"]);
+    }
+}

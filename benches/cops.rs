@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use boardwatch::games::cops::record::{play_match_game, Ai};
-use boardwatch::games::cops::solver::solve;
+use boardwatch::games::cops::solver::{solve, table_bytes};
 use boardwatch::games::cops::{Map, Mode, Team};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -18,11 +18,15 @@ fn peak_rss_mib() -> f64 {
     usage.ru_maxrss as f64 / 1024.0
 }
 
+/// Most states the bench solves: 20 * 10^9 states is about 8 GiB of tables (a 64x64 map with
+/// 60% buildings has about 14 * 10^9).
+const MAX_STATES: u64 = 20_000_000_000;
+
 fn time_solve(name: &str, map: &Map, runs: u32) {
     let mut best = f64::MAX;
     for _ in 0..runs {
         let clock = Instant::now();
-        match solve(map, 1_000_000_000) {
+        match solve(map, MAX_STATES) {
             Ok(solution) => {
                 best = best.min(clock.elapsed().as_secs_f64());
                 drop(solution);
@@ -37,7 +41,7 @@ fn time_solve(name: &str, map: &Map, runs: u32) {
     let states = roads.pow(3) * 3;
     println!(
         "{name}: {}x{}, {roads} roads, {states} states: best of {runs} {best:.3} s, table {:.0} MiB, peak RSS so far {:.0} MiB",
-        map.width, map.height, (states * 2 + roads.pow(3)) as f64 / 1048576.0, peak_rss_mib()
+        map.width, map.height, table_bytes(roads as usize) as f64 / 1048576.0, peak_rss_mib()
     );
 }
 
@@ -46,6 +50,8 @@ fn main() {
         format!("{}/data/cops/board1.txt", std::env::var("BOARDWATCH_SHARED").unwrap_or_else(|_| "../shared".into()))
     });
     let board1 = Map::parse(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))).expect("board1 parses");
+    // What the process holds before any solve (the library's linked code), to read the figures by.
+    println!("peak RSS before solving {:.0} MiB", peak_rss_mib());
     time_solve("board1", &board1, 3);
     time_solve("random 32x32 (60% buildings)", &Map::random(32, 32, 0.6, &mut ChaCha8Rng::seed_from_u64(32)), 1);
     time_solve("random 64x64 (60% buildings)", &Map::random(64, 64, 0.6, &mut ChaCha8Rng::seed_from_u64(64)), 1);

@@ -33,7 +33,7 @@ pub struct SolveArgs {
     /// One JSON object: {"police_mode": {"winner", "moves"}, "thief_mode": {...}, "seconds"}.
     #[arg(long)]
     json: bool,
-    /// Refuse maps with more states than this (memory is about 2.3 bytes per state).
+    /// Refuse maps with more states than this (memory is about 0.42 bytes per state).
     #[arg(long, default_value_t = DEFAULT_MAX_STATES)]
     max_states: u64,
 }

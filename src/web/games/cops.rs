@@ -49,7 +49,8 @@ const CLASSIC_MAP: &str = include_str!("../../../samples/cops/board1.txt");
 pub const CLASSIC: &str = "classic";
 /// Games kept in memory; the oldest go first.
 const MAX_GAMES: usize = 64;
-/// Most states the perfect player solves for a game on the page (about 350 MiB).
+/// Most states the perfect player solves for a game on the page (about 60 MiB; a 20x20 map has
+/// about 25 million).
 const MAX_STATES: u64 = DEFAULT_MAX_STATES / 3;
 
 #[derive(Clone)]

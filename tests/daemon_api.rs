@@ -323,3 +323,27 @@ fn sigterm_stops_cleanly_and_systemd_hears_ready_watchdog_and_stopping() {
     let pdn = std::fs::read_to_string(dir.join("state/table1/game.pdn")).unwrap();
     assert_eq!(daemon_common::pdn_moves(&pdn), expected);
 }
+
+#[test]
+fn the_daemon_serves_the_grid_games_beside_the_boards() {
+    let (config, _) = game_setup("games", 5, false);
+    let daemon = Daemon::start(&config);
+    let index = daemon.get_text("/games/");
+    assert!(index.contains("Cops and Robbers"), "{index}");
+    assert!(daemon.get_text("/").contains("href=\"/games/\""), "the live page links to the games");
+    // A game on the server, as `boardwatch play` serves it.
+    let client = daemon_common::client();
+    let started: Value = client
+        .post(daemon.url("/games/cops/games"))
+        .json(&serde_json::json!({"map": "classic", "mode": "police", "ai": "classic"}))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let id = started["id"].as_str().unwrap_or_else(|| panic!("{started}"));
+    let state = daemon.get_json(&format!("/games/cops/games/{id}"));
+    assert_eq!(state["id"], id);
+    // Maps saved from the editor and finished games' records live in the state folder.
+    let state_dir = config.parent().unwrap().join("state/games");
+    assert!(state_dir.join("cops-maps").is_dir() && state_dir.join("records").is_dir());
+}

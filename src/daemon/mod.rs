@@ -87,8 +87,13 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         started: Instant::now(),
     });
     let mut server_shutdown = shutdown.clone();
-    // Grid games will mount their routes here, beside the boards'.
-    let server = axum::serve(listener, router(app, axum::Router::new())).with_graceful_shutdown(async move {
+    // The grid games' pages beside the boards, as `boardwatch play` serves them alone; their
+    // user maps and finished games' records are kept in the state folder.
+    let games = open_games(&config.state_dir)?;
+    let games_routes = axum::Router::new()
+        .route("/games", axum::routing::get(|| async { axum::response::Redirect::permanent("/games/") }))
+        .nest("/games/", crate::web::games::router(games));
+    let server = axum::serve(listener, router(app, games_routes)).with_graceful_shutdown(async move {
         let _ = server_shutdown.wait_for(|stopping| *stopping).await;
     });
     let server = tokio::spawn(async move { server.await });
@@ -166,4 +171,16 @@ async fn watchdog(boards: Vec<Arc<Board>>, interval: Duration, mut shutdown: wat
             tracing::error!("a board has been recording one step for too long; not telling the watchdog all is well");
         }
     }
+}
+
+/// The grid games of the daemon: Cops and Robbers maps saved from the editor in
+/// `state_dir/games/cops-maps`, finished games' records in `state_dir/games/records`.
+fn open_games(state_dir: &std::path::Path) -> anyhow::Result<Arc<crate::web::games::Games>> {
+    let dir = state_dir.join("games");
+    let maps = dir.join("cops-maps");
+    let records = dir.join("records");
+    for folder in [&maps, &records] {
+        std::fs::create_dir_all(folder).with_context(|| format!("state_dir: cannot create {}", folder.display()))?;
+    }
+    crate::web::games::Games::new(crate::web::games::GamesConfig { cops_maps: Some(maps), records: Some(records) })
 }

@@ -29,7 +29,7 @@ build: deps
 # event log, printing the moves as they are found.
 demo: build
 	mkdir -p out
-	$(BIN) replay samples/recordings/acf7_seed.mp4 --variant english --palette seed \
+	$(BIN) replay samples/recordings/acf7_four_colour.mp4 --variant english --palette four-colour \
 	  --event "boardwatch demo" --pdn out/demo.pdn --log out/demo.jsonl --overwrite
 	@echo "record: out/demo.pdn  events: out/demo.jsonl"
 
@@ -46,6 +46,7 @@ corpus: build
 bench: build
 	$(CARGO) bench --locked --bench perft
 	$(CARGO) bench --locked --bench vision
+	$(CARGO) bench --locked --bench tracker
 
 clean:
 	$(CARGO) clean

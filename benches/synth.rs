@@ -9,7 +9,7 @@ use boardwatch::synth::{random_scene, render_frame, Hand, Palette};
 fn main() {
     let grid = Position::start(&Variant::English.rules()).to_grid();
     let mut worst: f64 = 0.0;
-    for palette in [Palette::Seed, Palette::Wooden] {
+    for palette in [Palette::FourColour, Palette::Wooden] {
         for seed in 0..4 {
             let mut scene = random_scene(seed, palette);
             scene.width = 1280;

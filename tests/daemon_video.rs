@@ -1,5 +1,5 @@
 //! The daemon with vision sources: the bundled ray-traced recording of a real game
-//! (`samples/recordings/acf7_seed.mp4`) recorded move by move, checked over SSE and the API;
+//! (`samples/recordings/acf7_four_colour.mp4`) recorded move by move, checked over SSE and the API;
 //! and video files or cameras that are broken or missing, reported while the other boards go on.
 
 mod daemon_common;
@@ -31,16 +31,16 @@ fn the_sample_recording_is_followed_move_by_move() {
         &format!(
             r#"
 [[boards]]
-id = "seed"
+id = "fourcolour"
 variant = "english"
-palette = "seed"
+palette = "four-colour"
 source = {{ kind = "video", path = "{}", realtime = false }}
 "#,
             video.display()
         ),
     );
     let daemon = Daemon::start(&config);
-    let sse = SseClient::connect(&daemon.url("/boards/seed/events/stream"));
+    let sse = SseClient::connect(&daemon.url("/boards/fourcolour/events/stream"));
     let moves_seen = std::cell::Cell::new(0);
     let events: Vec<Value> = sse
         .collect_until(Duration::from_secs(240), |e| {
@@ -56,16 +56,16 @@ source = {{ kind = "video", path = "{}", realtime = false }}
     let crowned = events.iter().filter(|e| e["kind"] == "crowned").count();
     assert!(crowned >= 1, "the king swaps of the recording are seen");
 
-    let state = daemon.wait_for_board("seed", "the end of the recording", |s| s["source"]["state"] == "ended");
+    let state = daemon.wait_for_board("fourcolour", "the end of the recording", |s| s["source"]["state"] == "ended");
     assert_eq!(state["source"]["frames"], 1425);
     let recorded: Vec<String> = serde_json::from_value(state["game"]["moves"].clone()).unwrap();
     assert_eq!(recorded, expected);
-    let pdn = daemon.get_text("/boards/seed/game.pdn");
+    let pdn = daemon.get_text("/boards/fourcolour/game.pdn");
     assert_eq!(daemon_common::pdn_moves(&pdn), expected);
-    let frame = daemon_common::client().get(daemon.url("/boards/seed/frame.jpg")).send().unwrap();
+    let frame = daemon_common::client().get(daemon.url("/boards/fourcolour/frame.jpg")).send().unwrap();
     assert_eq!(frame.status().as_u16(), 200);
     assert!(frame.bytes().unwrap().starts_with(&[0xff, 0xd8]), "the camera view with the overlay, as JPEG");
-    assert!(dir.join("state/seed/learnt-calibration.json").is_file(), "the calibration learnt from the start is kept");
+    assert!(dir.join("state/fourcolour/learnt-calibration.json").is_file(), "the calibration learnt from the start is kept");
 }
 
 #[test]
@@ -130,7 +130,7 @@ fn the_recording_survives_sigkills_and_is_recorded_exactly_once() {
     let config = write_config(
         &dir,
         &format!(
-            "[[boards]]\nid = \"seed\"\nvariant = \"english\"\npalette = \"seed\"\n\
+            "[[boards]]\nid = \"fourcolour\"\nvariant = \"english\"\npalette = \"four-colour\"\n\
              source = {{ kind = \"video\", path = \"{}\", realtime = false }}\n",
             video.display()
         ),
@@ -138,7 +138,7 @@ fn the_recording_survives_sigkills_and_is_recorded_exactly_once() {
     let mut seen = Vec::new();
     for run in 0..4 {
         let mut daemon = Daemon::start(&config);
-        let sse = SseClient::connect(&daemon.url("/boards/seed/events/stream"));
+        let sse = SseClient::connect(&daemon.url("/boards/fourcolour/events/stream"));
         if run < 3 {
             // A video file resumes after the last frame recorded; the calibration learnt from the
             // start position is loaded again.
@@ -146,10 +146,10 @@ fn the_recording_survives_sigkills_and_is_recorded_exactly_once() {
             daemon.kill();
             continue;
         }
-        let state = daemon.wait_for_board("seed", "the end", |s| s["source"]["state"] == "ended");
+        let state = daemon.wait_for_board("fourcolour", "the end", |s| s["source"]["state"] == "ended");
         let recorded: Vec<String> = serde_json::from_value(state["game"]["moves"].clone()).unwrap();
         assert_eq!(recorded, expected);
-        let history = daemon.get_json("/boards/seed/events");
+        let history = daemon.get_json("/boards/fourcolour/events");
         let history = history.as_array().unwrap();
         assert_eq!(moves_of(history), expected, "every move once");
         for event in &seen {
@@ -163,11 +163,11 @@ fn the_recording_survives_sigkills_and_is_recorded_exactly_once() {
 /// the wall-clock time of each record, and the same moves in the PDN record.
 #[test]
 fn replay_and_the_daemon_record_a_recording_alike() {
-    let video = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/recordings/acf0_seed.mp4");
+    let video = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/recordings/acf0_four_colour.mp4");
     let dir = temp_dir("one-road");
     let (replay_log, replay_pdn) = (dir.join("replay.jsonl"), dir.join("replay.pdn"));
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_boardwatch"))
-        .args(["replay", video.to_str().unwrap(), "--variant", "english", "--palette", "seed", "--kings", "visible"])
+        .args(["replay", video.to_str().unwrap(), "--variant", "english", "--palette", "four-colour", "--kings", "visible"])
         .arg("--log")
         .arg(&replay_log)
         .arg("--pdn")
@@ -177,7 +177,7 @@ fn replay_and_the_daemon_record_a_recording_alike() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
 
     let board = format!(
-        "[[boards]]\nid = \"road\"\nvariant = \"english\"\npalette = \"seed\"\nkings = \"visible\"\n\
+        "[[boards]]\nid = \"road\"\nvariant = \"english\"\npalette = \"four-colour\"\nkings = \"visible\"\n\
          source = {{ kind = \"video\", path = \"{}\", realtime = false }}\n",
         video.display()
     );

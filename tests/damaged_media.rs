@@ -67,7 +67,7 @@ fn an_image_claiming_an_absurd_size_is_refused_with_its_name_and_size() {
 
 #[test]
 fn a_recording_without_its_index_is_named_truncated_with_the_remedy() {
-    let whole = std::fs::read(common::repo_file("samples/recordings/acf7_seed.mp4")).unwrap();
+    let whole = std::fs::read(common::repo_file("samples/recordings/acf7_four_colour.mp4")).unwrap();
     let half = temp_file("half.mp4", &whole[..whole.len() / 2]);
     let (ok, err) = boardwatch(&["replay", half.to_str().unwrap(), "--variant", "english"]);
     assert!(!ok, "{err}");

@@ -12,14 +12,14 @@ use boardwatch::draughts::Variant;
 
 #[test]
 fn the_sample_recording_replays_to_its_true_moves() {
-    replays_to_its_true_moves("acf7_seed", "seed");
+    replays_to_its_true_moves("acf7_four_colour", "four-colour");
 }
 
 /// The synthetic recording of 20 plies (renderer, not ray-traced): its hand leaves a square
 /// flickering between empty and unknown on a still board, which must not hold the move back.
 #[test]
 fn the_synthetic_seed_recording_replays_to_its_true_moves() {
-    replays_to_its_true_moves("acf0_seed", "seed");
+    replays_to_its_true_moves("acf0_four_colour", "four-colour");
 }
 
 /// The wooden synthetic recording: dark wooden men on dark squares, and a board whose finished
@@ -125,7 +125,7 @@ fn the_overlay_video_is_written_and_readable() {
     std::fs::create_dir_all(&dir).unwrap();
     // A short clip: the sample's first two seconds (the start position, then the first hand).
     let (clip, frames) = (dir.join("clip.avi"), 30);
-    let mut source = VideoSource::open_file(&common::repo_file("samples/recordings/acf7_seed.mp4")).unwrap();
+    let mut source = VideoSource::open_file(&common::repo_file("samples/recordings/acf7_four_colour.mp4")).unwrap();
     let mut writer = None;
     for _ in 0..frames {
         let frame = source.next_frame().unwrap().unwrap();

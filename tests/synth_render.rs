@@ -40,7 +40,7 @@ fn luma(c: [f64; 3]) -> f64 {
 
 #[test]
 fn same_seed_same_bytes() {
-    let scene = small(random_scene(5, Palette::Seed));
+    let scene = small(random_scene(5, Palette::FourColour));
     let hand = Hand::random(5);
     let (a, truth_a) = render_frame(&scene, &start_grid(), Some(&hand), 9).unwrap();
     let (b, truth_b) = render_frame(&scene, &start_grid(), Some(&hand), 9).unwrap();
@@ -73,7 +73,7 @@ fn check_squares(scene: &Scene, image: &RgbImage, truth: &FrameTruth) {
 #[test]
 fn square_centres_from_the_truth_land_on_their_squares() {
     for seed in 0..6 {
-        for palette in [Palette::Seed, Palette::Wooden] {
+        for palette in [Palette::FourColour, Palette::Wooden] {
             let mut scene = small(random_scene(seed, palette));
             // Glare may light a dark square above its neighbour; that is covered below.
             scene.glare.clear();
@@ -87,7 +87,7 @@ fn square_centres_from_the_truth_land_on_their_squares() {
 #[test]
 fn light_and_dark_squares_differ_on_average_with_every_effect() {
     for seed in 10..16 {
-        let scene = small(random_scene(seed, Palette::Seed));
+        let scene = small(random_scene(seed, Palette::FourColour));
         let (image, truth) = render_frame(&scene, &start_grid(), None, seed).unwrap();
         let (mut light, mut dark) = (0.0, 0.0);
         for row in 3..5u8 {
@@ -133,7 +133,7 @@ fn piece_tops_show_the_piece_colour() {
     let rules = Variant::English.rules();
     let grid = parse_fen("W:WK5,21,22,30:BK28,1,2,10", &rules).unwrap().to_grid();
     for seed in 0..4 {
-        let mut scene = small(random_scene(seed, Palette::Seed));
+        let mut scene = small(random_scene(seed, Palette::FourColour));
         scene.glare.clear();
         scene.camera.tilt_deg = 30.0;
         scene.camera.fill = 0.95;
@@ -166,7 +166,7 @@ fn wooden_pieces_are_dark_and_light() {
 
 #[test]
 fn orientation_follows_the_yaw() {
-    let mut scene = small(Scene::overhead(Palette::Seed, 320, 240));
+    let mut scene = small(Scene::overhead(Palette::FourColour, 320, 240));
     for (yaw, side) in [(0.0, ImageSide::Top), (90.0, ImageSide::Right), (180.0, ImageSide::Bottom), (270.0, ImageSide::Left), (-30.0, ImageSide::Top)] {
         scene.camera.yaw_deg = yaw;
         let (_, truth) = render_frame(&scene, &start_grid(), None, 0).unwrap();
@@ -182,7 +182,7 @@ fn orientation_follows_the_yaw() {
 
 #[test]
 fn the_hand_covers_what_the_truth_says() {
-    let mut scene = Scene::overhead(Palette::Seed, 320, 240);
+    let mut scene = Scene::overhead(Palette::FourColour, 320, 240);
     scene.camera.tilt_deg = 10.0;
     let grid = start_grid();
     // White reaches for the man on row 5, column 2.
@@ -219,7 +219,7 @@ fn the_hand_covers_what_the_truth_says() {
 #[test]
 fn out_of_range_parameters_are_errors_naming_them() {
     let grid = start_grid();
-    let base = Scene::overhead(Palette::Seed, 160, 120);
+    let base = Scene::overhead(Palette::FourColour, 160, 120);
     type Spoil = Box<dyn Fn(&mut Scene)>;
     let cases: Vec<(&str, Spoil)> = vec![
         ("blur_sigma", Box::new(|s| s.blur_sigma = 7.5)),
@@ -287,7 +287,7 @@ fn wild_parameters_never_panic() {
 
 #[test]
 fn barrel_distortion_is_in_the_truth() {
-    let mut scene = Scene::overhead(Palette::Seed, 320, 240);
+    let mut scene = Scene::overhead(Palette::FourColour, 320, 240);
     scene.camera.k1 = -0.15;
     let (image, truth) = render_frame(&scene, &start_grid(), None, 0).unwrap();
     // Straight edges bow outwards: the middle of Black's edge lies above the chord between its
@@ -310,7 +310,7 @@ fn a_short_game_renders_with_its_labels() {
     let game = GameMoves::from_record(&records[0], Variant::English, Some(6)).unwrap();
     assert_eq!(game.plies.len(), 6);
     assert_eq!(game.plies[4].pdn, "15x22");
-    let scene = small(random_scene(3, Palette::Seed));
+    let scene = small(random_scene(3, Palette::FourColour));
     let options = RecordingOptions { fps: 5.0, ..RecordingOptions::default() };
     let frames = plan_recording(&game, &scene, &options).unwrap();
     let labels: Vec<&str> = frames.iter().map(|f| f.label.as_str()).collect();
@@ -335,7 +335,7 @@ fn a_short_game_renders_with_its_labels() {
 fn many_random_viewpoints() {
     let grid = start_grid();
     for seed in 100..400 {
-        let palette = if seed % 2 == 0 { Palette::Seed } else { Palette::Wooden };
+        let palette = if seed % 2 == 0 { Palette::FourColour } else { Palette::Wooden };
         let mut scene = random_scene(seed, palette);
         scene.width = 240;
         scene.height = 180;
@@ -344,7 +344,7 @@ fn many_random_viewpoints() {
         assert!(truth.board_in_view, "seed {seed}");
         assert!(truth.tilt_deg <= 30.0 + 1e-9);
         let visible = |p: &&PieceTruth| !p.hidden_by_hand && truth.hand_coverage[p.row as usize][p.col as usize] == 0.0;
-        for piece in truth.pieces.iter().filter(visible).filter(|_| palette == Palette::Seed) {
+        for piece in truth.pieces.iter().filter(visible).filter(|_| palette == Palette::FourColour) {
             let seen = sample(&image, piece.top_center);
             assert_eq!(hue_family(seen), piece.piece, "seed {seed}, {piece:?}: colour {seen:?}");
         }

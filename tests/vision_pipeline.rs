@@ -67,7 +67,7 @@ fn drawn_palette(frame: &Mat, loc: &BoardLocation) -> ColourModel {
         }
     }
     // The seed palette's shape (features, priors), without its kings.
-    let mut template = ColourModel::seed().unwrap();
+    let mut template = ColourModel::four_colour().unwrap();
     template.dark_king = None;
     template.light_king = None;
     ColourModel::fit(&template, &samples).unwrap()
@@ -92,7 +92,7 @@ fn bad_inputs_are_errors_not_panics() {
     // Malformed palettes and calibrations.
     assert!(ColourModel::from_json("{}").is_err());
     assert!(ColourModel::from_json(&palette::WOODEN_JSON.replace("\"rings\"", "\"nonsense\"")).is_err());
-    assert!(ColourModel::from_json(&palette::SEED_JSON.replace("\"piece_height\": 0.2", "\"piece_height\": 7")).is_err());
+    assert!(ColourModel::from_json(&palette::FOUR_COLOUR_JSON.replace("\"piece_height\": 0.2", "\"piece_height\": 7")).is_err());
     assert!(ColourModel::named("no-such-palette").is_err());
     assert!(Calibration::from_json("{\"format\": \"something else\"}").is_err());
     // A frame of another size than the location: an error.

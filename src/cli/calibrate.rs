@@ -16,7 +16,7 @@ pub struct CalibrateArgs {
     /// What shows the start position: an image, a folder of images, a video file, a stream URL
     /// (rtsp://, http://) or a camera (`camera:0`, `camera:NAME`).
     source: String,
-    /// Palette to start from: a built-in name (`wooden`, `seed`) or a palette JSON file.
+    /// Palette to start from: a built-in name (`wooden`, `four-colour`) or a palette JSON file.
     #[arg(long, default_value = "wooden")]
     palette: String,
     /// Where to write the calibration (JSON).

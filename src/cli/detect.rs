@@ -16,7 +16,7 @@ pub struct DetectArgs {
     /// Images to read (JPEG, PNG, ...; EXIF orientation is applied as viewers show it).
     #[arg(required = true)]
     images: Vec<PathBuf>,
-    /// Colour model: a built-in name (`wooden`, `seed`; files in `models/`) or a palette JSON file.
+    /// Colour model: a built-in name (`wooden`, `four-colour`; files in `models/`) or a palette JSON file.
     #[arg(long, default_value = "wooden")]
     palette: String,
     /// A calibration file (`boardwatch calibrate`): its learnt colours replace the palette, its

@@ -40,7 +40,7 @@ pub enum Command {
     /// Read, check and print PDN game records.
     #[command(subcommand)]
     Pdn(pdn::PdnCommand),
-    /// Follow a game from observed board states (JSON lines): validated moves out, as the seed's
+    /// Follow a game from observed board states (JSON lines): validated moves out, as the original program's
     /// referee logic would log them, and the game as PDN.
     Track(track::TrackArgs),
     /// The daemon: watch the configured boards, record their games, serve them over HTTP.

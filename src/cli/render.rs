@@ -30,8 +30,8 @@ pub struct RenderArgs {
     /// Rule set for the FEN and the game: pool, brazilian, russian, english, italian, spanish, czech.
     #[arg(long, default_value = "english")]
     variant: Variant,
-    /// Piece look: seed (red/blue against yellow/green) or wooden (dark against light, stacked kings).
-    #[arg(long, default_value = "seed")]
+    /// Piece look: four-colour (red/blue against yellow/green, the original program's) or wooden (dark against light, stacked kings).
+    #[arg(long, default_value = "four-colour")]
     palette: Palette,
     /// A board and two-colour set no palette was made for: random square, border and piece
     /// colours, 3-D men of any size, tilt up to 35 degrees (drawn from --seed).

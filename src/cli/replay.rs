@@ -25,8 +25,8 @@ pub struct ReplayArgs {
     video: PathBuf,
     #[arg(long, default_value = "english")]
     variant: Variant,
-    /// Colour model: `seed` (red/yellow men, blue/green kings), `wooden`, or a palette file.
-    #[arg(long, default_value = "seed")]
+    /// Colour model: `four-colour` (red/yellow men, blue/green kings, the original program's), `wooden`, or a palette file.
+    #[arg(long, default_value = "four-colour")]
     palette: String,
     /// A calibration made by `boardwatch calibrate`; without one the first still start
     /// position calibrates the session.

@@ -556,8 +556,8 @@ mod tests {
         assert_eq!(c.boards[1].kings, KingStyle::Stacked);
         let c = parse(&GOOD.replace("kings = \"stacked\"", "palette = \"models/mine.json\"")).unwrap();
         assert_eq!(c.boards[1].palette.as_deref(), Some("/etc/bw/models/mine.json"));
-        let c = parse(&GOOD.replace("kings = \"stacked\"", "palette = \"seed\"")).unwrap();
-        assert_eq!(c.boards[1].palette.as_deref(), Some("seed"), "built-in names stay names");
+        let c = parse(&GOOD.replace("kings = \"stacked\"", "palette = \"four-colour\"")).unwrap();
+        assert_eq!(c.boards[1].palette.as_deref(), Some("four-colour"), "built-in names stay names");
         assert!(matches!(&c.boards[1].source, SourceConfig::Camera { device, fps: Some(f), .. } if device == "0" && *f == 15.0));
         assert_eq!(c.retry, RetryConfig::default());
     }

@@ -207,7 +207,7 @@ mod tests {
     use crate::synth::scene::{Palette, Scene};
 
     fn params(tilt: f64, azimuth: f64, yaw: f64, k1: f64) -> CameraParams {
-        let mut p = Scene::overhead(Palette::Seed, 640, 480).camera;
+        let mut p = Scene::overhead(Palette::FourColour, 640, 480).camera;
         p.tilt_deg = tilt;
         p.tilt_azimuth_deg = azimuth;
         p.yaw_deg = yaw;

@@ -117,7 +117,7 @@ mod tests {
 
     #[test]
     fn glare_brightens_its_spot_only() {
-        let mut scene = Scene::overhead(Palette::Seed, 64, 48);
+        let mut scene = Scene::overhead(Palette::FourColour, 64, 48);
         scene.glare = vec![GlareSpot { center: [0.25, 0.5], radius: 0.05, intensity: 1.0 }];
         let mut linear = vec![[0.2f32; 3]; 64 * 48];
         apply_light_falloff_and_glare(&mut linear, &[], &scene);
@@ -131,7 +131,7 @@ mod tests {
 
     #[test]
     fn noise_follows_its_seed() {
-        let mut scene = Scene::overhead(Palette::Seed, 32, 32);
+        let mut scene = Scene::overhead(Palette::FourColour, 32, 32);
         scene.noise_sigma = 5.0;
         let linear = vec![[0.3f32; 3]; 32 * 32];
         let a = develop(linear.clone(), &scene, 1);

@@ -11,7 +11,7 @@
 //! ```no_run
 //! use boardwatch::synth::{random_scene, render_frame, Palette};
 //! let grid = boardwatch::draughts::Position::start(&boardwatch::draughts::Variant::English.rules()).to_grid();
-//! let scene = random_scene(42, Palette::Seed);
+//! let scene = random_scene(42, Palette::FourColour);
 //! let (image, truth) = render_frame(&scene, &grid, None, 42).unwrap();
 //! image.save("frame.png").unwrap();
 //! println!("{:?}", truth.corners);
@@ -167,7 +167,7 @@ mod tests {
 
     #[test]
     fn a_held_piece_is_not_on_the_board() {
-        let scene = Scene::overhead(Palette::Seed, 96, 72);
+        let scene = Scene::overhead(Palette::FourColour, 96, 72);
         let mut grid = start();
         grid[5] = "..w.w.w.".into();
         let mut hand = Hand::reaching([1.5, 4.5], 0.0);
@@ -181,7 +181,7 @@ mod tests {
 
     #[test]
     fn bad_grids_and_hands_are_errors() {
-        let scene = Scene::overhead(Palette::Seed, 64, 48);
+        let scene = Scene::overhead(Palette::FourColour, 64, 48);
         let mut grid = start();
         grid[7] = "w.w.w.wx".into();
         assert!(matches!(render_frame(&scene, &grid, None, 0), Err(SynthError::BadGrid { row: 7, .. })));

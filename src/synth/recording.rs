@@ -398,7 +398,7 @@ mod tests {
         let g = game("[GameType \"21\"]\n1. 10-15 23-19 2. 7-10 22-18 3. 15x22 *");
         assert_eq!(g.plies[4].pdn, "15x22");
         assert_eq!(g.plies[4].captures, vec![18]);
-        let scene = Scene::overhead(Palette::Seed, 320, 240);
+        let scene = Scene::overhead(Palette::FourColour, 320, 240);
         let frames = plan_recording(&g, &scene, &RecordingOptions::default()).unwrap();
         let mut runs: Vec<&str> = Vec::new();
         for f in &frames {
@@ -419,7 +419,7 @@ mod tests {
     #[test]
     fn crowning_shows_the_uncrowned_man_first() {
         let g = game("[FEN \"B:W30:B23\"]\n1. 23-27 30-26 2. 27-32 *");
-        let frames = plan_recording(&g, &Scene::overhead(Palette::Seed, 320, 240), &RecordingOptions::default()).unwrap();
+        let frames = plan_recording(&g, &Scene::overhead(Palette::FourColour, 320, 240), &RecordingOptions::default()).unwrap();
         let uncrowned = frames.iter().find(|f| f.label == "uncrowned-2").unwrap();
         assert_eq!(uncrowned.grid[7].as_bytes()[6], b'b');
         let after = frames.iter().find(|f| f.label == "ply-2").unwrap();

@@ -18,9 +18,11 @@ pub type Rgb8 = [u8; 3];
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Palette {
-    /// The seed's: red men and blue kings for Black, yellow men and green kings for White, on a
-    /// printed board with beige and brown squares.
-    Seed,
+    /// The original program's four colours: red men and blue kings for Black, yellow men and
+    /// green kings for White, on a printed board with beige and brown squares. (`seed`, its old
+    /// name, is still read, in truth files too.)
+    #[serde(rename = "four-colour", alias = "seed")]
+    FourColour,
     /// Dark wooden men for Black, light ones for White, with turned grooves, kings as two men
     /// stacked; on a glossy printed cream and dark-brown board like the project's real set (see
     /// `shared/data/photos`), or in some random scenes a veneer board.
@@ -30,7 +32,7 @@ pub enum Palette {
 impl Palette {
     pub fn name(self) -> &'static str {
         match self {
-            Palette::Seed => "seed",
+            Palette::FourColour => "four-colour",
             Palette::Wooden => "wooden",
         }
     }
@@ -40,9 +42,9 @@ impl FromStr for Palette {
     type Err = String;
     fn from_str(s: &str) -> Result<Palette, String> {
         match s.to_ascii_lowercase().as_str() {
-            "seed" => Ok(Palette::Seed),
+            "four-colour" | "four-color" | "fourcolour" | "seed" => Ok(Palette::FourColour),
             "wooden" | "wood" => Ok(Palette::Wooden),
-            other => Err(format!("unknown palette `{other}` (expected seed or wooden)")),
+            other => Err(format!("unknown palette `{other}` (expected four-colour or wooden)")),
         }
     }
 }
@@ -63,7 +65,7 @@ pub struct Colors {
 impl Colors {
     pub fn for_palette(palette: Palette) -> Colors {
         match palette {
-            Palette::Seed => Colors {
+            Palette::FourColour => Colors {
                 light_square: [228, 216, 190],
                 dark_square: [116, 96, 76],
                 frame: [172, 126, 82],
@@ -573,13 +575,13 @@ mod tests {
     #[test]
     fn random_scenes_are_valid_and_repeatable() {
         for seed in 0..200 {
-            for palette in [Palette::Seed, Palette::Wooden] {
+            for palette in [Palette::FourColour, Palette::Wooden] {
                 let scene = random_scene(seed, palette);
                 scene.validate().unwrap_or_else(|e| panic!("seed {seed}: {e}"));
                 assert_eq!(scene, random_scene(seed, palette));
             }
         }
-        assert_ne!(random_scene(1, Palette::Seed), random_scene(2, Palette::Seed));
+        assert_ne!(random_scene(1, Palette::FourColour), random_scene(2, Palette::FourColour));
     }
 
     #[test]
@@ -601,16 +603,16 @@ mod tests {
 
     #[test]
     fn out_of_range_parameters_are_named() {
-        let mut scene = Scene::overhead(Palette::Seed, 320, 240);
+        let mut scene = Scene::overhead(Palette::FourColour, 320, 240);
         scene.blur_sigma = 9.0;
         let err = scene.validate().unwrap_err();
         assert!(err.to_string().contains("blur_sigma"), "{err}");
 
-        let mut scene = Scene::overhead(Palette::Seed, 320, 240);
+        let mut scene = Scene::overhead(Palette::FourColour, 320, 240);
         scene.camera.k1 = -0.8;
         assert!(scene.validate().unwrap_err().to_string().contains("camera.k1"));
 
-        let mut scene = Scene::overhead(Palette::Seed, 320, 240);
+        let mut scene = Scene::overhead(Palette::FourColour, 320, 240);
         scene.camera.tilt_deg = f64::NAN;
         assert!(scene.validate().unwrap_err().to_string().contains("camera.tilt_deg"));
     }

@@ -259,25 +259,29 @@ fn default_piece_height() -> f32 {
 
 /// The default palette for the two-colour wooden set, shipped as a data file.
 pub const WOODEN_JSON: &str = include_str!("../../models/wooden.json");
-/// The seed palette: red men / blue kings (Black, `b`/`B`), yellow men / green
-/// kings (White, `w`/`W`).
-pub const SEED_JSON: &str = include_str!("../../models/seed.json");
+/// The four-colour palette of the original program: red men / blue kings (Black, `b`/`B`),
+/// yellow men / green kings (White, `w`/`W`).
+pub const FOUR_COLOUR_JSON: &str = include_str!("../../models/four-colour.json");
 
 /// Built-in palettes: (name, JSON).
-pub const BUILT_IN: [(&str, &str); 2] = [("wooden", WOODEN_JSON), ("seed", SEED_JSON)];
+pub const BUILT_IN: [(&str, &str); 2] = [("wooden", WOODEN_JSON), ("four-colour", FOUR_COLOUR_JSON)];
+
+/// Other names users may give a built-in palette: its old name, and the American spelling.
+const ALIASES: [(&str, &str); 2] = [("seed", "four-colour"), ("four-color", "four-colour")];
 
 impl ColourModel {
     pub fn wooden() -> Result<Self> {
         Self::from_json(WOODEN_JSON)
     }
 
-    pub fn seed() -> Result<Self> {
-        Self::from_json(SEED_JSON)
+    pub fn four_colour() -> Result<Self> {
+        Self::from_json(FOUR_COLOUR_JSON)
     }
 
     /// A built-in palette by name, or a palette file by path.
     pub fn named(name_or_path: &str) -> Result<Self> {
-        if let Some((_, json)) = BUILT_IN.iter().find(|(n, _)| *n == name_or_path) {
+        let name = ALIASES.iter().find(|(alias, _)| *alias == name_or_path).map_or(name_or_path, |(_, name)| *name);
+        if let Some((_, json)) = BUILT_IN.iter().find(|(n, _)| *n == name) {
             return Self::from_json(json);
         }
         let path = std::path::Path::new(name_or_path);
@@ -634,6 +638,16 @@ pub fn start_position(white: Side, top_left_dark: bool) -> Vec<(usize, usize, Co
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_four_colour_palette_answers_to_its_old_name_too() {
+        let model = ColourModel::named("four-colour").unwrap();
+        assert_eq!(model.name, "four-colour");
+        assert_eq!(ColourModel::named("seed").unwrap().name, model.name);
+        assert_eq!(ColourModel::named("four-color").unwrap().name, model.name);
+        let err = ColourModel::named("plaid").unwrap_err().to_string();
+        assert!(err.contains("wooden, four-colour") && !err.contains("seed"), "{err}");
+    }
 
     /// A board whose every square looks exactly like its class's mean in `model`, with the dark
     /// men's `level` raised by `shift` (a lamp that lights the dark men more than before).

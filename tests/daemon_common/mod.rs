@@ -61,7 +61,7 @@ pub fn sample_game(index: usize) -> (Vec<String>, Vec<String>) {
 /// The bundled ray-traced recording of a real game (`samples/recordings`, with its truth file);
 /// `None`, with a note, where it is missing.
 pub fn sample_video() -> Option<PathBuf> {
-    let video = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/recordings/acf7_seed.mp4");
+    let video = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/recordings/acf7_four_colour.mp4");
     if video.is_file() {
         Some(video)
     } else {

@@ -249,7 +249,7 @@ fn fen_grid(fen: &str) -> Vec<String> {
 }
 
 fn video(args: &[String]) -> R<()> {
-    let path = PathBuf::from(opt(args, "--video").unwrap_or(format!("{SHARED}/videos/acf7_four_colour_overhead.mp4")));
+    let path = PathBuf::from(opt(args, "--video").unwrap_or(format!("{SHARED}/videos/acf7_seed_overhead.mp4")));
     let palette = ColourModel::named(&opt(args, "--palette").unwrap_or("four-colour".into()))?;
     let verbose = args.iter().any(|a| a == "--verbose");
     let truth = load_truth(&path)?;
@@ -379,7 +379,7 @@ fn add_rendered_samples(template: &ColourModel, scenes: u64, samples: &mut Vec<(
 }
 
 fn fit_seed(args: &[String]) -> R<()> {
-    let path = PathBuf::from(opt(args, "--video").unwrap_or(format!("{SHARED}/videos/acf7_four_colour_overhead.mp4")));
+    let path = PathBuf::from(opt(args, "--video").unwrap_or(format!("{SHARED}/videos/acf7_seed_overhead.mp4")));
     let out = opt(args, "--out").unwrap_or("models/seed.json".into());
     let train_all = opt(args, "--train").as_deref() == Some("all");
     let template = ColourModel::from_json(&std::fs::read_to_string(opt(args, "--template").unwrap_or("models/seed.json".into()))?)?;
@@ -424,7 +424,7 @@ fn fit_seed(args: &[String]) -> R<()> {
     m.description = format!(
         "Seed palette: red men / blue kings = Black (b/B), yellow men / green kings = White (w/W), cream and taupe board. \
          Fitted with `cargo run --release --example vision_eval -- fit-seed --rendered {rendered_scenes}` on {} still frames ({}) of the ray-traced \
-         recording acf7_four_colour_overhead.mp4 ({} labelled squares) and {} frames of {} random scenes of the project's renderer \
+         recording acf7_seed_overhead.mp4 ({} labelled squares) and {} frames of {} random scenes of the project's renderer \
          (scene seeds from {RENDERED_TRAINING_SEEDS}; tests use others) ({} squares). Colours are white-balanced against the board's light squares (top_a, top_b).",
         used,
         if train_all { "all plies" } else { "start and even plies; odd plies held out" },

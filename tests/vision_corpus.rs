@@ -3,7 +3,7 @@
 //! * the 25 b3nny01-checkersvision photos: the board is found in every photo, and at most one
 //!   square of all of them together is misread, with the built-in palette and after
 //!   calibrating on one start-position photo (labels: tests/data, corrected);
-//! * the ray-traced recording `acf7_four_colour_overhead.mp4` (seed palette): through the per-frame
+//! * the ray-traced recording `acf7_seed_overhead.mp4` (four-colour palette): through the per-frame
 //!   pipeline, every `start`/`ply-N` frame reads as the true position in board coordinates,
 //!   and no frame with a hand over the board is handed on as stable, with and without
 //!   self-calibration, also with the frames' colours cast as by another lamp.
@@ -114,7 +114,7 @@ fn fen_grid_numbers_squares_like_the_recording() {
 /// white balance and exposure).
 fn run_video(auto_calibrate: bool, cast: Option<[f64; 3]>) {
     let Some(data) = common::shared_data() else { return };
-    let path = data.join("videos/acf7_four_colour_overhead.mp4");
+    let path = data.join("videos/acf7_seed_overhead.mp4");
     let (labels, grids) = video_truth(&path);
     let config = WatchConfig { auto_calibrate, ..Default::default() };
     let mut w = Watcher::new(ColourModel::four_colour().unwrap(), config).unwrap();

@@ -29,7 +29,7 @@ use crate::draughts::rules::Rules;
 use crate::pipeline::{BoardPipeline, PipelineError};
 use crate::publish::hub::{BoardEvent, Hub, HubMessage};
 use crate::publish::recorder::{Recorder, StepError};
-use crate::publish::records::{InputOrigin, PdnFiles};
+use crate::publish::records::{now_seconds, InputOrigin, PdnFiles};
 use crate::tracker::events::player_number;
 use crate::tracker::{parse_input_value, Command, Event, Input, Observation, Tracker, TrackerConfig};
 use crate::vision::source::Frame;
@@ -202,6 +202,40 @@ impl Health {
     }
 }
 
+/// Whether the board's records are being written: after a failed write (a full disk, a file
+/// size limit, an I/O error), why and since when, until a write works again.
+#[derive(Default)]
+struct Writing {
+    /// When writing began to fail (seconds since 1970, and for the duration).
+    failing_since: Option<(f64, Instant)>,
+    error: Option<String>,
+    /// Attempts that failed since then.
+    failed_attempts: u64,
+    /// The PDN files are behind the log (the log itself is fine).
+    pdn_behind: bool,
+}
+
+/// A failed step is tried again after this pause, doubling up to `RETRY_MAX`.
+const RETRY_FIRST: Duration = Duration::from_millis(200);
+const RETRY_MAX: Duration = Duration::from_secs(3);
+
+/// Seconds since 1970 as an ISO 8601 UTC time (`2026-11-25T09:41:07Z`).
+pub fn iso_utc(seconds: f64) -> String {
+    let secs = seconds.max(0.0) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem / 60 % 60, rem % 60)
+}
+
 /// What the API shows of a board besides its source: copies made after every step.
 #[derive(Default)]
 struct Shown {
@@ -223,6 +257,8 @@ pub struct Board {
     failure: Option<String>,
     shown: Mutex<Shown>,
     health: Mutex<Health>,
+    /// Whether the records can be written (a full disk makes them fail until it has room).
+    writing: Mutex<Writing>,
     /// Raised to stop the board's thread.
     pub stop: StopSignal,
     /// When the step holding the recorder began, in milliseconds after `opened` plus one; 0
@@ -270,6 +306,7 @@ impl Board {
             failure,
             shown: Mutex::new(Shown { published, ..Shown::default() }),
             health: Mutex::new(health),
+            writing: Mutex::new(Writing::default()),
             stop: StopSignal::new(),
             step_started: AtomicU64::new(0),
             opened: Instant::now(),
@@ -325,39 +362,76 @@ impl Board {
         let mut guard = lock(&self.recorder);
         let _timer = StepTimer::start(self);
         let Some(recorder) = guard.as_mut() else {
+            drop(_timer);
             return Err(ActionError::NotRecording(self.failure.clone().unwrap_or_default()));
         };
         let mut published = Vec::new();
         for command in commands {
-            let events = recorder.step(InputOrigin::Operator, None, Input::Command(command))?;
-            published.extend(self.publish(recorder, events));
+            match recorder.step(InputOrigin::Operator, None, Input::Command(command)) {
+                Ok(events) => published.extend(self.publish(recorder, events)),
+                Err(StepError::Log(e)) => {
+                    // Not retried here: the operator is told, and tries again.
+                    drop(_timer);
+                    drop(guard);
+                    self.write_failed(e.clone());
+                    return Err(ActionError::Log(e));
+                }
+                Err(e) => return Err(e.into()),
+            }
         }
+        let pdn_behind = recorder.pdn_behind().map(str::to_string);
+        drop(_timer);
+        drop(guard);
+        self.written(pdn_behind);
         Ok(published)
     }
 
     /// An input read by the source (a file's line `cursor`). A board state equal to the last
-    /// one says nothing new and is not logged again.
+    /// one says nothing new and is not logged again. An input the records cannot take (a full
+    /// disk) is tried again until they can or the board stops: the source waits meanwhile, so
+    /// nothing after it is read before it is recorded.
     pub fn feed(&self, input: Input, cursor: Option<u64>) {
-        let mut guard = lock(&self.recorder);
-        let _timer = StepTimer::start(self);
-        let Some(recorder) = guard.as_mut() else { return };
-        if let (Input::Observation(obs), Some(last)) = (&input, recorder.last_observation()) {
-            // The same board again is news only while the tracker waits to see whether a board
-            // nothing explains stays (then time passing over it makes it an error).
-            if obs.squares == last.squares && !recorder.tracker().is_suspecting() {
-                return;
+        let mut pause = RETRY_FIRST;
+        loop {
+            let mut guard = lock(&self.recorder);
+            let timer = StepTimer::start(self);
+            let Some(recorder) = guard.as_mut() else { return };
+            if let (Input::Observation(obs), Some(last)) = (&input, recorder.last_observation()) {
+                // The same board again is news only while the tracker waits to see whether a
+                // board nothing explains stays (then time passing over it makes it an error).
+                if obs.squares == last.squares && !recorder.tracker().is_suspecting() {
+                    return;
+                }
             }
-        }
-        match recorder.step(InputOrigin::Source, cursor, input) {
-            Ok(events) => {
-                self.publish(recorder, events);
+            match recorder.step(InputOrigin::Source, cursor, input.clone()) {
+                Ok(events) => {
+                    self.publish(recorder, events);
+                    let pdn_behind = recorder.pdn_behind().map(str::to_string);
+                    drop(timer);
+                    drop(guard);
+                    self.written(pdn_behind);
+                    return;
+                }
+                Err(e @ StepError::Refused(_)) => {
+                    drop(timer);
+                    drop(guard);
+                    let where_ = cursor.map(|c| format!("line {c}: ")).unwrap_or_default();
+                    self.warning(format!("{where_}command refused: {e}"));
+                    return;
+                }
+                Err(StepError::Log(e)) => {
+                    // Neither the lock nor the step timer is held while waiting: operator
+                    // actions get their answer, and the watchdog sees a board that waits, not
+                    // one that hangs.
+                    drop(timer);
+                    drop(guard);
+                    self.write_failed(e);
+                    if self.stop.sleep(pause) {
+                        return;
+                    }
+                    pause = (pause * 2).min(RETRY_MAX);
+                }
             }
-            Err(e @ StepError::Refused(_)) => {
-                drop(guard);
-                let where_ = cursor.map(|c| format!("line {c}: ")).unwrap_or_default();
-                self.warning(format!("{where_}command refused: {e}"));
-            }
-            Err(e) => tracing::error!(board = %self.id(), "{e}"),
         }
     }
 
@@ -367,23 +441,151 @@ impl Board {
     /// most one.
     pub fn process_frame(&self, pipeline: &mut BoardPipeline, frame: &Frame, cursor: Option<u64>) -> Option<FrameResult> {
         let mut guard = lock(&self.recorder);
-        let _timer = StepTimer::start(self);
+        let timer = StepTimer::start(self);
         let recorder = guard.as_mut()?;
-        match pipeline.process(frame, cursor, recorder) {
+        let result = match pipeline.process(frame, cursor, recorder) {
             Ok(step) => {
                 self.publish(recorder, step.events);
-                Some(step.frame)
+                let pdn_behind = recorder.pdn_behind().map(str::to_string);
+                drop(timer);
+                drop(guard);
+                self.written(pdn_behind);
+                return Some(step.frame);
             }
             Err(PipelineError::Vision(e)) => {
+                drop(timer);
                 drop(guard);
                 self.warning(format!("{}: {e}", frame.name));
-                None
+                return None;
             }
-            Err(e @ PipelineError::Record(_)) => {
-                tracing::error!(board = %self.id(), "{e}");
-                None
+            Err(PipelineError::Record(e, step)) => (e, step),
+        };
+        drop(timer);
+        drop(guard);
+        // The board state this frame handed on was not recorded: the pipeline keeps it and it
+        // is handed again until the records take it, before any later frame is read, so that a
+        // video's cursor never passes an unrecorded frame.
+        let (mut error, frame_result) = result;
+        let mut pause = RETRY_FIRST;
+        loop {
+            self.write_failed(error.to_string());
+            if self.stop.sleep(pause) {
+                return None;
+            }
+            pause = (pause * 2).min(RETRY_MAX);
+            let mut guard = lock(&self.recorder);
+            let timer = StepTimer::start(self);
+            let recorder = guard.as_mut()?;
+            match pipeline.retry_pending(recorder) {
+                Ok(events) => {
+                    self.publish(recorder, events);
+                    let pdn_behind = recorder.pdn_behind().map(str::to_string);
+                    drop(timer);
+                    drop(guard);
+                    self.written(pdn_behind);
+                    return Some(*frame_result);
+                }
+                Err(e) => error = e,
             }
         }
+    }
+
+    /// A step reached the log: writing works (the PDN files may still be behind).
+    fn written(&self, pdn_behind: Option<String>) {
+        let changed = {
+            let mut writing = lock(&self.writing);
+            match pdn_behind {
+                None if writing.failing_since.is_none() => false,
+                None => {
+                    let (_, since) = writing.failing_since.take().unwrap_or((0.0, Instant::now()));
+                    tracing::info!(
+                        board = %self.id(),
+                        "recording again after {:.1} s ({} attempts failed)",
+                        since.elapsed().as_secs_f64(),
+                        writing.failed_attempts
+                    );
+                    *writing = Writing::default();
+                    true
+                }
+                Some(e) => {
+                    let first = writing.failing_since.is_none();
+                    if first {
+                        writing.failing_since = Some((now_seconds(), Instant::now()));
+                    }
+                    writing.failed_attempts += 1;
+                    writing.pdn_behind = true;
+                    writing.error = Some(format!("PDN files not updated: {e}"));
+                    first
+                }
+            }
+        };
+        if changed {
+            self.publish_status();
+        }
+    }
+
+    /// A step could not be written to the log; it is tried again.
+    fn write_failed(&self, error: String) {
+        let first = {
+            let mut writing = lock(&self.writing);
+            let first = writing.failing_since.is_none();
+            if first {
+                writing.failing_since = Some((now_seconds(), Instant::now()));
+            }
+            writing.failed_attempts += 1;
+            writing.pdn_behind = false;
+            writing.error = Some(error.clone());
+            first
+        };
+        if first {
+            tracing::error!(board = %self.id(), "recording failing: {error}; the input is kept and tried again until writing works");
+            self.publish_status();
+        } else {
+            tracing::debug!(board = %self.id(), "still not recording: {error}");
+        }
+    }
+
+    /// Catch up PDN files that could not be written, while they are behind (the daemon calls
+    /// this every few seconds, so that a board whose game has stopped catches up too).
+    pub fn catch_up(&self) {
+        if !lock(&self.writing).pdn_behind {
+            return;
+        }
+        let pdn_behind = {
+            let mut guard = lock(&self.recorder);
+            let _timer = StepTimer::start(self);
+            let Some(recorder) = guard.as_mut() else { return };
+            let _ = recorder.flush();
+            recorder.pdn_behind().map(str::to_string)
+        };
+        self.written(pdn_behind);
+    }
+
+    /// `ok`, `failing` (writing fails and is retried; `error` and `since` say why and since
+    /// when) or `off` (the records could not be opened: `failure`).
+    pub fn recording_json(&self) -> Value {
+        if let Some(failure) = &self.failure {
+            return json!({"state": "off", "error": failure});
+        }
+        let writing = lock(&self.writing);
+        match writing.failing_since {
+            None => json!({"state": "ok"}),
+            Some((since, at)) => json!({
+                "state": "failing",
+                "error": writing.error,
+                "since": iso_utc(since),
+                "failing_for_s": (at.elapsed().as_secs_f64() * 10.0).round() / 10.0,
+                "failed_attempts": writing.failed_attempts,
+                "pdn_only": writing.pdn_behind,
+            }),
+        }
+    }
+
+    /// Tell live listeners (the page) that the source or the records changed state.
+    fn publish_status(&self) {
+        let mut source = self.source_json();
+        source["recording"] = self.recording_json();
+        self.hub.publish(HubMessage::Status { board: self.id().to_string(), source });
     }
 
     /// After a recorded step: the API's copies, then the live listeners.
@@ -625,6 +827,13 @@ mod tests {
         let second = open(&dir);
         let err = second.resume_cursor().unwrap_err();
         assert!(err.contains("another boardwatch is recording this board"), "{err}");
+    }
+
+    #[test]
+    fn times_are_written_in_utc() {
+        assert_eq!(iso_utc(0.0), "1970-01-01T00:00:00Z");
+        assert_eq!(iso_utc(1_764_063_667.4), "2025-11-25T09:41:07Z");
+        assert_eq!(iso_utc(951_868_799.0), "2000-02-29T23:59:59Z");
     }
 
     #[test]

@@ -143,3 +143,70 @@ source = { kind = "observations", path = "game.jsonl", pace_ms = 25 }
     let again = daemon.wait_for_board("t", "the replayed game", |s| s["source"]["state"] == "ended");
     assert_eq!(again["game"]["moves"], done["game"]["moves"]);
 }
+
+/// The cursor (frame number) of the last record of a log.
+fn last_cursor(text: &str) -> Option<u64> {
+    text.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()?["cursor"].as_u64()).last()
+}
+
+/// A video file on a full disk: the board state that could not be written is handed again, and
+/// no later frame is read until it is written, so the log's cursor never passes a frame whose
+/// board state was not recorded, and every move of the recording is in the record once.
+#[test]
+fn a_video_on_a_full_disk_waits_at_the_unrecorded_frame_and_loses_no_move() {
+    let Some(video) = daemon_common::sample_video() else { return };
+    let truth: Value =
+        serde_json::from_str(&std::fs::read_to_string(video.with_extension("truth.json")).unwrap()).unwrap();
+    let compact = |pdn: &str| match pdn.split_once('x') {
+        Some((from, rest)) => format!("{from}x{}", rest.rsplit('x').next().unwrap_or(rest)),
+        None => pdn.to_string(),
+    };
+    let expected: Vec<String> = truth["plies"].as_array().unwrap().iter().map(|p| compact(p["pdn"].as_str().unwrap())).collect();
+    let dir = temp_dir("faults-video");
+    let config = write_config(
+        &dir,
+        &format!(
+            "[[boards]]\nid = \"v\"\nvariant = \"english\"\npalette = \"seed\"\nsource = {{ kind = \"video\", path = \"{}\", realtime = false }}\n",
+            video.display()
+        ),
+    );
+    let daemon = Daemon::start_with(&config, |command| unsafe {
+        command.pre_exec(|| {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    });
+    let pid = daemon.child.id();
+    let log_path = dir.join("state/v/events.jsonl");
+    daemon.wait_for_board("v", "three moves", |s| s["game"]["moves"].as_array().map_or(0, Vec::len) >= 3);
+    set_file_size_limit(pid, Some(std::fs::metadata(&log_path).unwrap().len() + 60));
+    let failing = daemon.wait_for_board("v", "recording failing", |s| s["recording"] == "failing");
+    let frames = failing["source"]["frames"].as_u64().unwrap();
+    let cursor = last_cursor(&std::fs::read_to_string(&log_path).unwrap()).unwrap();
+    assert!(cursor < frames, "the frame that failed is after the last recorded one");
+    std::thread::sleep(Duration::from_millis(1000));
+    let still = daemon.get_json("/boards/v");
+    assert_eq!(still["recording"], "failing");
+    assert_eq!(still["source"]["frames"].as_u64().unwrap(), frames, "frames were read past the unrecorded one");
+    let text = std::fs::read_to_string(&log_path).unwrap();
+    assert_eq!(last_cursor(&text), Some(cursor), "the cursor moved on a full disk");
+    logged_events(&text);
+
+    set_file_size_limit(pid, None);
+    let done = Instant::now() + Duration::from_secs(240);
+    let state = loop {
+        let state = daemon.get_json("/boards/v");
+        if state["source"]["state"] == "ended" {
+            break state;
+        }
+        assert!(Instant::now() < done, "the recording never ended: {state:#}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(state["recording"], "ok");
+    assert_eq!(state["source"]["frames"], 1425);
+    let moves: Vec<String> = serde_json::from_value(state["game"]["moves"].clone()).unwrap();
+    assert_eq!(moves, expected, "every move of the recording once, in order");
+    let logged = logged_events(&std::fs::read_to_string(&log_path).unwrap());
+    assert_eq!(moves_of(&logged), expected);
+    assert_eq!(logged, as_logged(daemon.get_json("/boards/v/events").as_array().unwrap()));
+}

@@ -29,7 +29,8 @@ use crate::draughts::rules::Rules;
 use crate::pipeline::{BoardPipeline, PipelineError};
 use crate::publish::hub::{BoardEvent, Hub, HubMessage};
 use crate::publish::recorder::{Recorder, StepError};
-use crate::publish::records::{now_seconds, InputOrigin, PdnFiles};
+use crate::publish::eventlog::EventLog;
+use crate::publish::records::{now_seconds, InputOrigin, LogRecord, PdnFiles};
 use crate::tracker::events::player_number;
 use crate::tracker::{parse_input_value, Command, Event, Input, Observation, Tracker, TrackerConfig};
 use crate::vision::source::Frame;
@@ -215,6 +216,9 @@ struct Writing {
     pdn_behind: bool,
 }
 
+/// Published events each board keeps in memory (at least; up to twice as many).
+const KEPT_EVENTS: usize = 2048;
+
 /// A failed step is tried again after this pause, doubling up to `RETRY_MAX`.
 const RETRY_FIRST: Duration = Duration::from_millis(200);
 const RETRY_MAX: Duration = Duration::from_secs(3);
@@ -239,7 +243,9 @@ pub fn iso_utc(seconds: f64) -> String {
 /// What the API shows of a board besides its source: copies made after every step.
 #[derive(Default)]
 struct Shown {
-    /// Every event published, in order (for listeners that connect late or fall behind).
+    /// The last events published, in order (for listeners that connect late or fall behind):
+    /// between `keep_events` and twice that; older ones are read from the log when asked for,
+    /// so that memory does not grow with every move of a daemon that runs for months.
     published: Vec<Arc<BoardEvent>>,
     game: GameView,
     /// The current game and every game, as PDN.
@@ -265,6 +271,8 @@ pub struct Board {
     /// between steps. A step that never ends (a disk that hangs) is what the watchdog must notice.
     step_started: AtomicU64,
     opened: Instant,
+    /// Published events kept in memory (see `Shown::published`).
+    keep_events: usize,
     _lock: Option<File>,
 }
 
@@ -289,6 +297,10 @@ impl Board {
     /// Open the board's records (replaying its log); a board whose records cannot be opened is
     /// still listed, with the reason, and does not run.
     pub fn open(config: BoardConfig, state_dir: &Path, hub: Hub) -> Arc<Board> {
+        Board::open_keeping(config, state_dir, hub, KEPT_EVENTS)
+    }
+
+    fn open_keeping(config: BoardConfig, state_dir: &Path, hub: Hub, keep_events: usize) -> Arc<Board> {
         let dir = state_dir.join(&config.id);
         let (recorder, published, failure, folder_lock) = match open_records(&config, &dir) {
             Ok((recorder, published, folder_lock)) => (Some(recorder), published, None, Some(folder_lock)),
@@ -298,7 +310,9 @@ impl Board {
             }
         };
         let rules = config.variant.rules();
-        let published = published.into_iter().map(|event| Arc::new(board_event(&config.id, event, &rules))).collect();
+        let skip = published.len().saturating_sub(keep_events);
+        let published =
+            published.into_iter().skip(skip).map(|event| Arc::new(board_event(&config.id, event, &rules))).collect();
         let health = Health::new(super::sources::describe_config(&config.source));
         let board = Board {
             dir,
@@ -310,6 +324,7 @@ impl Board {
             stop: StopSignal::new(),
             step_started: AtomicU64::new(0),
             opened: Instant::now(),
+            keep_events,
             recorder: Mutex::new(recorder),
             _lock: folder_lock,
             config,
@@ -597,7 +612,14 @@ impl Board {
         let rules = self.config.variant.rules();
         let events: Vec<Arc<BoardEvent>> =
             events.into_iter().map(|e| Arc::new(board_event(self.id(), e, &rules))).collect();
-        lock(&self.shown).published.extend(events.iter().cloned());
+        {
+            let mut shown = lock(&self.shown);
+            shown.published.extend(events.iter().cloned());
+            if shown.published.len() >= 2 * self.keep_events {
+                let cut = shown.published.len() - self.keep_events;
+                shown.published.drain(..cut);
+            }
+        }
         for event in &events {
             tracing::info!(board = %self.id(), seq = event.event.seq, "{}", event.event.line);
             self.hub.publish(HubMessage::Event(Box::new((**event).clone())));
@@ -656,8 +678,33 @@ impl Board {
     /// Published events with a sequence number above `after`.
     pub fn events_after(&self, after: u64) -> Vec<Arc<BoardEvent>> {
         let shown = lock(&self.shown);
-        let start = shown.published.partition_point(|e| e.event.seq <= after);
-        shown.published[start..].to_vec()
+        // Sequence numbers run from 1 without gaps: a first one above `after + 1` means the
+        // ones in between are no longer in memory.
+        if shown.published.first().is_none_or(|e| e.event.seq <= after + 1) {
+            let start = shown.published.partition_point(|e| e.event.seq <= after);
+            return shown.published[start..].to_vec();
+        }
+        drop(shown);
+        // The log holds every published event (written before they were published).
+        let path = self.dir.join("events.jsonl");
+        let rules = self.config.variant.rules();
+        let mut events: Vec<Arc<BoardEvent>> = match EventLog::read::<LogRecord>(&path) {
+            Ok(records) => records
+                .into_iter()
+                .flat_map(|r| r.events)
+                .filter(|e| e.seq > after)
+                .map(|e| Arc::new(board_event(self.id(), e, &rules)))
+                .collect(),
+            Err(e) => {
+                tracing::warn!(board = %self.id(), "events after {after}: {e}; only the recent ones are served");
+                Vec::new()
+            }
+        };
+        let last = events.last().map_or(after, |e| e.event.seq);
+        let shown = lock(&self.shown);
+        let start = shown.published.partition_point(|e| e.event.seq <= last);
+        events.extend(shown.published[start..].iter().cloned());
+        events
     }
 
     pub fn last_seq(&self) -> u64 {
@@ -827,6 +874,23 @@ mod tests {
         let second = open(&dir);
         let err = second.resume_cursor().unwrap_err();
         assert!(err.contains("another boardwatch is recording this board"), "{err}");
+    }
+
+    #[test]
+    fn events_no_longer_in_memory_are_read_from_the_log() {
+        let dir = folder("history").join("t");
+        let board = Board::open_keeping(config(), dir.parent().unwrap(), Hub::new(16), 4);
+        for _ in 0..40 {
+            board.operate(&json!({"op": "init"})).unwrap();
+        }
+        assert!(lock(&board.shown).published.len() < 8, "memory keeps only the last ones");
+        let seqs = |events: Vec<Arc<BoardEvent>>| events.iter().map(|e| e.event.seq).collect::<Vec<_>>();
+        assert_eq!(seqs(board.events_after(0)), (1..=41).collect::<Vec<_>>());
+        assert_eq!(seqs(board.events_after(30)), (31..=41).collect::<Vec<_>>());
+        assert_eq!(seqs(board.events_after(40)), [41]);
+        assert_eq!(board.events_after(0)[5].board, "t");
+        assert!(board.events_after(0)[5].grid.is_some(), "events from the log are drawn as the live ones");
+        assert_eq!(board.last_seq(), 41);
     }
 
     #[test]

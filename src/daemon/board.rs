@@ -217,7 +217,7 @@ struct Writing {
 }
 
 /// Published events each board keeps in memory (at least; up to twice as many).
-const KEPT_EVENTS: usize = 2048;
+const KEPT_EVENTS: usize = 512;
 
 /// A failed step is tried again after this pause, doubling up to `RETRY_MAX`.
 const RETRY_FIRST: Duration = Duration::from_millis(200);

@@ -63,8 +63,17 @@ pub struct Step {
 pub enum PipelineError {
     #[error(transparent)]
     Vision(#[from] vision::VisionError),
+    /// The frame was seen (the result) but the board state it handed on was not recorded (a
+    /// full disk): the pipeline keeps it for [`BoardPipeline::retry_pending`].
     #[error("not recorded: {0}")]
-    Record(#[from] StepError),
+    Record(StepError, Box<FrameResult>),
+}
+
+/// A still board handed to the recorder that it could not write.
+struct Pending {
+    input: Input,
+    cursor: Option<u64>,
+    view: ([[char; 8]; 8], f64),
 }
 
 /// One board: frames in, recorded tracker events out.
@@ -72,11 +81,13 @@ pub struct BoardPipeline {
     pub watcher: Watcher,
     /// The last still board handed to the tracker, and when.
     last_fed: Option<([[char; 8]; 8], f64)>,
+    /// A still board the recorder could not write, to hand again before the next frame.
+    pending: Option<Pending>,
 }
 
 impl BoardPipeline {
     pub fn new(watcher: Watcher) -> BoardPipeline {
-        BoardPipeline { watcher, last_fed: None }
+        BoardPipeline { watcher, last_fed: None, pending: None }
     }
 
     /// Whether a still view goes to the tracker: when it differs from the last one it saw, or,
@@ -100,18 +111,29 @@ impl BoardPipeline {
         if let Some(view) = frame.view.as_ref().filter(|v| v.stable) {
             if self.should_feed(view, recorder.tracker()) {
                 let observation = observation_from_view(view, recorder.tracker().rules());
-                let input = Input::Observation(Box::new(observation));
-                let new_events = recorder.step(InputOrigin::Source, cursor, input)?;
-                if new_events.iter().any(|e| matches!(e.kind, EventKind::Move | EventKind::Crowned | EventKind::Init | EventKind::Recovered | EventKind::Resynchronised)) {
-                    if let Some(board) = accepted_board(recorder.tracker()) {
-                        self.watcher.learn_accepted(&board);
-                    }
+                self.pending = Some(Pending { input: Input::Observation(Box::new(observation)), cursor, view: (view.grid, view.t) });
+                match self.retry_pending(recorder) {
+                    Ok(new_events) => events = new_events,
+                    Err(e) => return Err(PipelineError::Record(e, Box::new(frame))),
                 }
-                events.extend(new_events);
-                self.last_fed = Some((view.grid, view.t));
             }
         }
         Ok(Step { frame, events })
+    }
+
+    /// Hand the recorder the board state it could not write last time (nothing if none): the
+    /// events, or the error again (the state is kept).
+    pub fn retry_pending(&mut self, recorder: &mut Recorder) -> Result<Vec<Event>, StepError> {
+        let Some(pending) = self.pending.as_ref() else { return Ok(Vec::new()) };
+        let new_events = recorder.step(InputOrigin::Source, pending.cursor, pending.input.clone())?;
+        let pending = self.pending.take().expect("checked above");
+        if new_events.iter().any(|e| matches!(e.kind, EventKind::Move | EventKind::Crowned | EventKind::Init | EventKind::Recovered | EventKind::Resynchronised)) {
+            if let Some(board) = accepted_board(recorder.tracker()) {
+                self.watcher.learn_accepted(&board);
+            }
+        }
+        self.last_fed = Some(pending.view);
+        Ok(new_events)
     }
 }
 

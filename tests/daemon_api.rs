@@ -256,7 +256,7 @@ source = { kind = "observations", path = "game.jsonl" }
     let error = missing["source"]["error"].as_str().unwrap();
     assert!(error.contains("not-there.jsonl") && error.contains("No such file"), "{error}");
     let broken = daemon.get_json("/boards/broken");
-    assert_eq!(broken["recording"], false);
+    assert_eq!(broken["recording"], "off");
     let error = broken["error"].as_str().unwrap();
     assert!(error.contains("broken/events.jsonl, line 1: not a log record"), "{error}");
     let (status, body) = daemon.act("broken", Some(TOKEN), r#"{"op": "draw"}"#);

@@ -29,7 +29,8 @@ use crate::draughts::rules::Rules;
 use crate::pipeline::{BoardPipeline, PipelineError};
 use crate::publish::hub::{BoardEvent, Hub, HubMessage};
 use crate::publish::recorder::{Recorder, StepError};
-use crate::publish::records::{InputOrigin, PdnFiles};
+use crate::publish::eventlog::EventLog;
+use crate::publish::records::{now_seconds, InputOrigin, LogRecord, PdnFiles};
 use crate::tracker::events::player_number;
 use crate::tracker::{parse_input_value, Command, Event, Input, Observation, Tracker, TrackerConfig};
 use crate::vision::source::Frame;
@@ -202,10 +203,49 @@ impl Health {
     }
 }
 
+/// Whether the board's records are being written: after a failed write (a full disk, a file
+/// size limit, an I/O error), why and since when, until a write works again.
+#[derive(Default)]
+struct Writing {
+    /// When writing began to fail (seconds since 1970, and for the duration).
+    failing_since: Option<(f64, Instant)>,
+    error: Option<String>,
+    /// Attempts that failed since then.
+    failed_attempts: u64,
+    /// The PDN files are behind the log (the log itself is fine).
+    pdn_behind: bool,
+}
+
+/// Published events each board keeps in memory (at least; up to twice as many).
+const KEPT_EVENTS: usize = 512;
+
+/// A failed step is tried again after this pause, doubling up to `RETRY_MAX`.
+const RETRY_FIRST: Duration = Duration::from_millis(200);
+const RETRY_MAX: Duration = Duration::from_secs(3);
+
+/// Seconds since 1970 as an ISO 8601 UTC time (`2026-11-25T09:41:07Z`).
+pub fn iso_utc(seconds: f64) -> String {
+    let secs = seconds.max(0.0) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem / 60 % 60, rem % 60)
+}
+
 /// What the API shows of a board besides its source: copies made after every step.
 #[derive(Default)]
 struct Shown {
-    /// Every event published, in order (for listeners that connect late or fall behind).
+    /// The last events published, in order (for listeners that connect late or fall behind):
+    /// between `keep_events` and twice that; older ones are read from the log when asked for,
+    /// so that memory does not grow with every move of a daemon that runs for months.
     published: Vec<Arc<BoardEvent>>,
     game: GameView,
     /// The current game and every game, as PDN.
@@ -223,12 +263,16 @@ pub struct Board {
     failure: Option<String>,
     shown: Mutex<Shown>,
     health: Mutex<Health>,
+    /// Whether the records can be written (a full disk makes them fail until it has room).
+    writing: Mutex<Writing>,
     /// Raised to stop the board's thread.
     pub stop: StopSignal,
     /// When the step holding the recorder began, in milliseconds after `opened` plus one; 0
     /// between steps. A step that never ends (a disk that hangs) is what the watchdog must notice.
     step_started: AtomicU64,
     opened: Instant,
+    /// Published events kept in memory (see `Shown::published`).
+    keep_events: usize,
     _lock: Option<File>,
 }
 
@@ -253,6 +297,10 @@ impl Board {
     /// Open the board's records (replaying its log); a board whose records cannot be opened is
     /// still listed, with the reason, and does not run.
     pub fn open(config: BoardConfig, state_dir: &Path, hub: Hub) -> Arc<Board> {
+        Board::open_keeping(config, state_dir, hub, KEPT_EVENTS)
+    }
+
+    fn open_keeping(config: BoardConfig, state_dir: &Path, hub: Hub, keep_events: usize) -> Arc<Board> {
         let dir = state_dir.join(&config.id);
         let (recorder, published, failure, folder_lock) = match open_records(&config, &dir) {
             Ok((recorder, published, folder_lock)) => (Some(recorder), published, None, Some(folder_lock)),
@@ -262,7 +310,9 @@ impl Board {
             }
         };
         let rules = config.variant.rules();
-        let published = published.into_iter().map(|event| Arc::new(board_event(&config.id, event, &rules))).collect();
+        let skip = published.len().saturating_sub(keep_events);
+        let published =
+            published.into_iter().skip(skip).map(|event| Arc::new(board_event(&config.id, event, &rules))).collect();
         let health = Health::new(super::sources::describe_config(&config.source));
         let board = Board {
             dir,
@@ -270,9 +320,11 @@ impl Board {
             failure,
             shown: Mutex::new(Shown { published, ..Shown::default() }),
             health: Mutex::new(health),
+            writing: Mutex::new(Writing::default()),
             stop: StopSignal::new(),
             step_started: AtomicU64::new(0),
             opened: Instant::now(),
+            keep_events,
             recorder: Mutex::new(recorder),
             _lock: folder_lock,
             config,
@@ -325,39 +377,76 @@ impl Board {
         let mut guard = lock(&self.recorder);
         let _timer = StepTimer::start(self);
         let Some(recorder) = guard.as_mut() else {
+            drop(_timer);
             return Err(ActionError::NotRecording(self.failure.clone().unwrap_or_default()));
         };
         let mut published = Vec::new();
         for command in commands {
-            let events = recorder.step(InputOrigin::Operator, None, Input::Command(command))?;
-            published.extend(self.publish(recorder, events));
+            match recorder.step(InputOrigin::Operator, None, Input::Command(command)) {
+                Ok(events) => published.extend(self.publish(recorder, events)),
+                Err(StepError::Log(e)) => {
+                    // Not retried here: the operator is told, and tries again.
+                    drop(_timer);
+                    drop(guard);
+                    self.write_failed(e.clone());
+                    return Err(ActionError::Log(e));
+                }
+                Err(e) => return Err(e.into()),
+            }
         }
+        let pdn_behind = recorder.pdn_behind().map(str::to_string);
+        drop(_timer);
+        drop(guard);
+        self.written(pdn_behind);
         Ok(published)
     }
 
     /// An input read by the source (a file's line `cursor`). A board state equal to the last
-    /// one says nothing new and is not logged again.
+    /// one says nothing new and is not logged again. An input the records cannot take (a full
+    /// disk) is tried again until they can or the board stops: the source waits meanwhile, so
+    /// nothing after it is read before it is recorded.
     pub fn feed(&self, input: Input, cursor: Option<u64>) {
-        let mut guard = lock(&self.recorder);
-        let _timer = StepTimer::start(self);
-        let Some(recorder) = guard.as_mut() else { return };
-        if let (Input::Observation(obs), Some(last)) = (&input, recorder.last_observation()) {
-            // The same board again is news only while the tracker waits to see whether a board
-            // nothing explains stays (then time passing over it makes it an error).
-            if obs.squares == last.squares && !recorder.tracker().is_suspecting() {
-                return;
+        let mut pause = RETRY_FIRST;
+        loop {
+            let mut guard = lock(&self.recorder);
+            let timer = StepTimer::start(self);
+            let Some(recorder) = guard.as_mut() else { return };
+            if let (Input::Observation(obs), Some(last)) = (&input, recorder.last_observation()) {
+                // The same board again is news only while the tracker waits to see whether a
+                // board nothing explains stays (then time passing over it makes it an error).
+                if obs.squares == last.squares && !recorder.tracker().is_suspecting() {
+                    return;
+                }
             }
-        }
-        match recorder.step(InputOrigin::Source, cursor, input) {
-            Ok(events) => {
-                self.publish(recorder, events);
+            match recorder.step(InputOrigin::Source, cursor, input.clone()) {
+                Ok(events) => {
+                    self.publish(recorder, events);
+                    let pdn_behind = recorder.pdn_behind().map(str::to_string);
+                    drop(timer);
+                    drop(guard);
+                    self.written(pdn_behind);
+                    return;
+                }
+                Err(e @ StepError::Refused(_)) => {
+                    drop(timer);
+                    drop(guard);
+                    let where_ = cursor.map(|c| format!("line {c}: ")).unwrap_or_default();
+                    self.warning(format!("{where_}command refused: {e}"));
+                    return;
+                }
+                Err(StepError::Log(e)) => {
+                    // Neither the lock nor the step timer is held while waiting: operator
+                    // actions get their answer, and the watchdog sees a board that waits, not
+                    // one that hangs.
+                    drop(timer);
+                    drop(guard);
+                    self.write_failed(e);
+                    if self.stop.sleep(pause) {
+                        return;
+                    }
+                    pause = (pause * 2).min(RETRY_MAX);
+                }
             }
-            Err(e @ StepError::Refused(_)) => {
-                drop(guard);
-                let where_ = cursor.map(|c| format!("line {c}: ")).unwrap_or_default();
-                self.warning(format!("{where_}command refused: {e}"));
-            }
-            Err(e) => tracing::error!(board = %self.id(), "{e}"),
         }
     }
 
@@ -367,23 +456,151 @@ impl Board {
     /// most one.
     pub fn process_frame(&self, pipeline: &mut BoardPipeline, frame: &Frame, cursor: Option<u64>) -> Option<FrameResult> {
         let mut guard = lock(&self.recorder);
-        let _timer = StepTimer::start(self);
+        let timer = StepTimer::start(self);
         let recorder = guard.as_mut()?;
-        match pipeline.process(frame, cursor, recorder) {
+        let result = match pipeline.process(frame, cursor, recorder) {
             Ok(step) => {
                 self.publish(recorder, step.events);
-                Some(step.frame)
+                let pdn_behind = recorder.pdn_behind().map(str::to_string);
+                drop(timer);
+                drop(guard);
+                self.written(pdn_behind);
+                return Some(step.frame);
             }
             Err(PipelineError::Vision(e)) => {
+                drop(timer);
                 drop(guard);
                 self.warning(format!("{}: {e}", frame.name));
-                None
+                return None;
             }
-            Err(e @ PipelineError::Record(_)) => {
-                tracing::error!(board = %self.id(), "{e}");
-                None
+            Err(PipelineError::Record(e, step)) => (e, step),
+        };
+        drop(timer);
+        drop(guard);
+        // The board state this frame handed on was not recorded: the pipeline keeps it and it
+        // is handed again until the records take it, before any later frame is read, so that a
+        // video's cursor never passes an unrecorded frame.
+        let (mut error, frame_result) = result;
+        let mut pause = RETRY_FIRST;
+        loop {
+            self.write_failed(error.to_string());
+            if self.stop.sleep(pause) {
+                return None;
+            }
+            pause = (pause * 2).min(RETRY_MAX);
+            let mut guard = lock(&self.recorder);
+            let timer = StepTimer::start(self);
+            let recorder = guard.as_mut()?;
+            match pipeline.retry_pending(recorder) {
+                Ok(events) => {
+                    self.publish(recorder, events);
+                    let pdn_behind = recorder.pdn_behind().map(str::to_string);
+                    drop(timer);
+                    drop(guard);
+                    self.written(pdn_behind);
+                    return Some(*frame_result);
+                }
+                Err(e) => error = e,
             }
         }
+    }
+
+    /// A step reached the log: writing works (the PDN files may still be behind).
+    fn written(&self, pdn_behind: Option<String>) {
+        let changed = {
+            let mut writing = lock(&self.writing);
+            match pdn_behind {
+                None if writing.failing_since.is_none() => false,
+                None => {
+                    let (_, since) = writing.failing_since.take().unwrap_or((0.0, Instant::now()));
+                    tracing::info!(
+                        board = %self.id(),
+                        "recording again after {:.1} s ({} attempts failed)",
+                        since.elapsed().as_secs_f64(),
+                        writing.failed_attempts
+                    );
+                    *writing = Writing::default();
+                    true
+                }
+                Some(e) => {
+                    let first = writing.failing_since.is_none();
+                    if first {
+                        writing.failing_since = Some((now_seconds(), Instant::now()));
+                    }
+                    writing.failed_attempts += 1;
+                    writing.pdn_behind = true;
+                    writing.error = Some(format!("PDN files not updated: {e}"));
+                    first
+                }
+            }
+        };
+        if changed {
+            self.publish_status();
+        }
+    }
+
+    /// A step could not be written to the log; it is tried again.
+    fn write_failed(&self, error: String) {
+        let first = {
+            let mut writing = lock(&self.writing);
+            let first = writing.failing_since.is_none();
+            if first {
+                writing.failing_since = Some((now_seconds(), Instant::now()));
+            }
+            writing.failed_attempts += 1;
+            writing.pdn_behind = false;
+            writing.error = Some(error.clone());
+            first
+        };
+        if first {
+            tracing::error!(board = %self.id(), "recording failing: {error}; the input is kept and tried again until writing works");
+            self.publish_status();
+        } else {
+            tracing::debug!(board = %self.id(), "still not recording: {error}");
+        }
+    }
+
+    /// Catch up PDN files that could not be written, while they are behind (the daemon calls
+    /// this every few seconds, so that a board whose game has stopped catches up too).
+    pub fn catch_up(&self) {
+        if !lock(&self.writing).pdn_behind {
+            return;
+        }
+        let pdn_behind = {
+            let mut guard = lock(&self.recorder);
+            let _timer = StepTimer::start(self);
+            let Some(recorder) = guard.as_mut() else { return };
+            let _ = recorder.flush();
+            recorder.pdn_behind().map(str::to_string)
+        };
+        self.written(pdn_behind);
+    }
+
+    /// `ok`, `failing` (writing fails and is retried; `error` and `since` say why and since
+    /// when) or `off` (the records could not be opened: `failure`).
+    pub fn recording_json(&self) -> Value {
+        if let Some(failure) = &self.failure {
+            return json!({"state": "off", "error": failure});
+        }
+        let writing = lock(&self.writing);
+        match writing.failing_since {
+            None => json!({"state": "ok"}),
+            Some((since, at)) => json!({
+                "state": "failing",
+                "error": writing.error,
+                "since": iso_utc(since),
+                "failing_for_s": (at.elapsed().as_secs_f64() * 10.0).round() / 10.0,
+                "failed_attempts": writing.failed_attempts,
+                "pdn_only": writing.pdn_behind,
+            }),
+        }
+    }
+
+    /// Tell live listeners (the page) that the source or the records changed state.
+    fn publish_status(&self) {
+        let mut source = self.source_json();
+        source["recording"] = self.recording_json();
+        self.hub.publish(HubMessage::Status { board: self.id().to_string(), source });
     }
 
     /// After a recorded step: the API's copies, then the live listeners.
@@ -395,7 +612,14 @@ impl Board {
         let rules = self.config.variant.rules();
         let events: Vec<Arc<BoardEvent>> =
             events.into_iter().map(|e| Arc::new(board_event(self.id(), e, &rules))).collect();
-        lock(&self.shown).published.extend(events.iter().cloned());
+        {
+            let mut shown = lock(&self.shown);
+            shown.published.extend(events.iter().cloned());
+            if shown.published.len() >= 2 * self.keep_events {
+                let cut = shown.published.len() - self.keep_events;
+                shown.published.drain(..cut);
+            }
+        }
         for event in &events {
             tracing::info!(board = %self.id(), seq = event.event.seq, "{}", event.event.line);
             self.hub.publish(HubMessage::Event(Box::new((**event).clone())));
@@ -454,8 +678,33 @@ impl Board {
     /// Published events with a sequence number above `after`.
     pub fn events_after(&self, after: u64) -> Vec<Arc<BoardEvent>> {
         let shown = lock(&self.shown);
-        let start = shown.published.partition_point(|e| e.event.seq <= after);
-        shown.published[start..].to_vec()
+        // Sequence numbers run from 1 without gaps: a first one above `after + 1` means the
+        // ones in between are no longer in memory.
+        if shown.published.first().is_none_or(|e| e.event.seq <= after + 1) {
+            let start = shown.published.partition_point(|e| e.event.seq <= after);
+            return shown.published[start..].to_vec();
+        }
+        drop(shown);
+        // The log holds every published event (written before they were published).
+        let path = self.dir.join("events.jsonl");
+        let rules = self.config.variant.rules();
+        let mut events: Vec<Arc<BoardEvent>> = match EventLog::read::<LogRecord>(&path) {
+            Ok(records) => records
+                .into_iter()
+                .flat_map(|r| r.events)
+                .filter(|e| e.seq > after)
+                .map(|e| Arc::new(board_event(self.id(), e, &rules)))
+                .collect(),
+            Err(e) => {
+                tracing::warn!(board = %self.id(), "events after {after}: {e}; only the recent ones are served");
+                Vec::new()
+            }
+        };
+        let last = events.last().map_or(after, |e| e.event.seq);
+        let shown = lock(&self.shown);
+        let start = shown.published.partition_point(|e| e.event.seq <= last);
+        events.extend(shown.published[start..].iter().cloned());
+        events
     }
 
     pub fn last_seq(&self) -> u64 {
@@ -625,6 +874,30 @@ mod tests {
         let second = open(&dir);
         let err = second.resume_cursor().unwrap_err();
         assert!(err.contains("another boardwatch is recording this board"), "{err}");
+    }
+
+    #[test]
+    fn events_no_longer_in_memory_are_read_from_the_log() {
+        let dir = folder("history").join("t");
+        let board = Board::open_keeping(config(), dir.parent().unwrap(), Hub::new(16), 4);
+        for _ in 0..40 {
+            board.operate(&json!({"op": "init"})).unwrap();
+        }
+        assert!(lock(&board.shown).published.len() < 8, "memory keeps only the last ones");
+        let seqs = |events: Vec<Arc<BoardEvent>>| events.iter().map(|e| e.event.seq).collect::<Vec<_>>();
+        assert_eq!(seqs(board.events_after(0)), (1..=41).collect::<Vec<_>>());
+        assert_eq!(seqs(board.events_after(30)), (31..=41).collect::<Vec<_>>());
+        assert_eq!(seqs(board.events_after(40)), [41]);
+        assert_eq!(board.events_after(0)[5].board, "t");
+        assert!(board.events_after(0)[5].grid.is_some(), "events from the log are drawn as the live ones");
+        assert_eq!(board.last_seq(), 41);
+    }
+
+    #[test]
+    fn times_are_written_in_utc() {
+        assert_eq!(iso_utc(0.0), "1970-01-01T00:00:00Z");
+        assert_eq!(iso_utc(1_764_063_667.4), "2025-11-25T09:41:07Z");
+        assert_eq!(iso_utc(951_868_799.0), "2000-02-29T23:59:59Z");
     }
 
     #[test]

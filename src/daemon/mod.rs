@@ -103,6 +103,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     if let Some(interval) = notify::watchdog_interval() {
         tokio::spawn(watchdog(boards.clone(), interval, shutdown.clone()));
     }
+    tokio::spawn(catch_up(boards.clone(), shutdown.clone()));
 
     let signal = wait_for_signal().await?;
     tracing::info!("{signal}: shutting down");
@@ -158,6 +159,20 @@ async fn wait_for_signal() -> anyhow::Result<&'static str> {
 /// Tell systemd all is well while it is: the runtime answers (this task runs) and no board has
 /// been stuck in one step of its records (a hung disk) for a whole interval. A camera stuck in its
 /// driver does not count: its board reports it, and the others must not be restarted with it.
+/// PDN files that could not be written (a full disk) are written again every few seconds, so
+/// that they catch up even when no new step comes.
+async fn catch_up(boards: Vec<Arc<Board>>, mut shutdown: watch::Receiver<bool>) {
+    let mut ticks = tokio::time::interval(Duration::from_secs(2));
+    loop {
+        tokio::select! {
+            _ = ticks.tick() => {}
+            _ = shutdown.wait_for(|stopping| *stopping) => return,
+        }
+        let boards = boards.clone();
+        let _ = tokio::task::spawn_blocking(move || boards.iter().for_each(|b| b.catch_up())).await;
+    }
+}
+
 async fn watchdog(boards: Vec<Arc<Board>>, interval: Duration, mut shutdown: watch::Receiver<bool>) {
     let mut ticks = tokio::time::interval(interval);
     loop {

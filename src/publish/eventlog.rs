@@ -2,6 +2,10 @@
 //! publishes it anywhere else, so that nothing a listener has seen can be missing after a crash.
 //! On opening, the log is read back; a last line torn by a crash (no newline, or not JSON) is
 //! cut off, since it was never acknowledged.
+//!
+//! A failed append (a full disk, a file-size limit, an I/O error) cuts the file back to its last
+//! synced record before it returns, so that a half-written line never stays in the log and a
+//! later append starts on a clean line; if even that fails, every append first tries again.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Seek, SeekFrom, Write};
@@ -21,6 +25,10 @@ pub enum EventLogError {
 pub struct EventLog {
     path: PathBuf,
     file: File,
+    /// Length of the synced records: what the file is cut back to after a failed append.
+    len: u64,
+    /// A failed append could not be cut back yet: the file may end in a partial record.
+    torn: bool,
 }
 
 impl EventLog {
@@ -65,16 +73,66 @@ impl EventLog {
             file.sync_all().map_err(io_err)?;
         }
         file.seek(SeekFrom::End(0)).map_err(io_err)?;
-        Ok((EventLog { path: path.to_path_buf(), file }, records))
+        Ok((EventLog { path: path.to_path_buf(), file, len: good_len, torn: false }, records))
+    }
+
+    /// Every complete record of the log at `path`, read without changing the file.
+    pub fn read<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, EventLogError> {
+        let io_err = |source| EventLogError::Io { path: path.to_path_buf(), source };
+        let file = File::open(path).map_err(io_err)?;
+        let mut records = Vec::new();
+        let mut reader = BufReader::new(file);
+        let mut line = String::new();
+        let mut number = 0;
+        loop {
+            line.clear();
+            if reader.read_line(&mut line).map_err(io_err)? == 0 {
+                break;
+            }
+            number += 1;
+            if !line.ends_with('\n') {
+                break;
+            }
+            if line.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<T>(line.trim_end()) {
+                Ok(record) => records.push(record),
+                Err(source) => return Err(EventLogError::Corrupt { path: path.to_path_buf(), line: number, source }),
+            }
+        }
+        Ok(records)
     }
 
     /// Append one record and sync it to disk; only then may it be published.
     pub fn append<T: Serialize>(&mut self, record: &T) -> Result<(), EventLogError> {
-        let io_err = |source| EventLogError::Io { path: self.path.clone(), source };
+        let path = self.path.clone();
+        let io_err = move |source| EventLogError::Io { path: path.clone(), source };
         let mut line = serde_json::to_string(record).map_err(|e| io_err(io::Error::other(e)))?;
         line.push('\n');
-        self.file.write_all(line.as_bytes()).map_err(io_err)?;
-        self.file.sync_data().map_err(io_err)
+        if self.torn {
+            self.cut_back().map_err(&io_err)?;
+        }
+        let written = self.file.write_all(line.as_bytes()).and_then(|()| self.file.sync_data());
+        if let Err(e) = written {
+            // Part of the line may be in the file (a disk that filled mid-write), or all of it
+            // without the sync: neither was acknowledged, so neither may stay.
+            self.torn = true;
+            if let Err(cut) = self.cut_back() {
+                tracing::error!("{}: cannot cut the log back to its last record: {cut}", self.path.display());
+            }
+            return Err(io_err(e));
+        }
+        self.len += line.len() as u64;
+        Ok(())
+    }
+
+    /// Cut the file back to its synced records (after a failed append).
+    fn cut_back(&mut self) -> io::Result<()> {
+        self.file.set_len(self.len)?;
+        self.file.sync_all()?;
+        self.torn = false;
+        Ok(())
     }
 
     pub fn path(&self) -> &Path {

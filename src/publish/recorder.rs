@@ -25,6 +25,8 @@ pub enum StepError {
 
 /// A tracker with its event log (optional: `replay` may keep none) and PDN files.
 pub struct Recorder {
+    /// The tracker's configuration at the start of the log (a rebuild replays from there).
+    config: TrackerConfig,
     tracker: Tracker,
     log: Option<EventLog>,
     pdn: PdnFiles,
@@ -32,6 +34,11 @@ pub struct Recorder {
     last_observation: Option<Observation>,
     /// Where the source stood at its last logged input.
     cursor: Option<u64>,
+    /// The tracker moved on for a step the log refused and could not be rebuilt from the log
+    /// yet: no step is taken until it is.
+    stale: bool,
+    /// The last PDN write failed: the files on disk are behind the log.
+    pdn_behind: Option<String>,
 }
 
 /// Hand one input to a tracker.
@@ -53,7 +60,16 @@ impl Recorder {
             }
             None => (None, Vec::new()),
         };
-        let mut recorder = Recorder { tracker: Tracker::new(config), log, pdn, last_observation: None, cursor: None };
+        let mut recorder = Recorder {
+            config,
+            tracker: Tracker::new(config),
+            log,
+            pdn,
+            last_observation: None,
+            cursor: None,
+            stale: false,
+            pdn_behind: None,
+        };
         let where_ = recorder.log.as_ref().map(|l| l.path().display().to_string()).unwrap_or_default();
         let mut published = Vec::new();
         let mut mismatch_reported = false;
@@ -88,22 +104,30 @@ impl Recorder {
     /// return the events to publish. A refused command is not logged. A PDN file that cannot be
     /// written is reported and written again at the next change or [`Recorder::flush`]: the log
     /// already holds the step.
+    ///
+    /// When the log cannot be written (a full disk), the log is left as it was, the tracker is
+    /// rebuilt from it, and the error is returned: the caller keeps the input and hands it again
+    /// later, which gives the same events with the same numbers.
     pub fn step(&mut self, from: InputOrigin, cursor: Option<u64>, input: Input) -> Result<Vec<Event>, StepError> {
+        if self.stale {
+            self.rebuild().map_err(|e| StepError::Log(format!("{e}; the tracker cannot be rebuilt from the log")))?;
+        }
         let events = apply(&mut self.tracker, &input)?;
         let record = LogRecord { at: now_seconds(), from, cursor, input, events };
         if let Some(log) = self.log.as_mut() {
             if let Err(e) = log.append(&record) {
                 // The tracker has moved on but the disk has not: undo by rebuilding it from the log.
-                tracing::error!("{e}; the step is dropped");
-                self.rebuild();
+                self.stale = true;
+                if let Err(rebuild) = self.rebuild() {
+                    tracing::error!("{rebuild}; the tracker is rebuilt before the next step");
+                }
                 return Err(StepError::Log(e.to_string()));
             }
         }
         self.note(&record.input, cursor);
-        if !record.events.is_empty() {
-            if let Err(e) = self.flush() {
-                tracing::error!("{e}");
-            }
+        if !record.events.is_empty() || self.pdn_behind.is_some() {
+            // The log holds the step: a PDN file that cannot be written is caught up later.
+            let _ = self.flush();
         }
         Ok(record.events)
     }
@@ -117,23 +141,48 @@ impl Recorder {
         }
     }
 
-    /// Rebuild the tracker from the log on disk (after a failed append).
-    fn rebuild(&mut self) {
-        let Some(path) = self.log.as_ref().map(|l| l.path().to_path_buf()) else { return };
-        let Ok((_, records)) = EventLog::open::<LogRecord>(&path) else { return };
-        self.tracker = Tracker::new(*self.tracker.config());
+    /// Rebuild the tracker from the log on disk (after a failed append, which left the log at
+    /// its last synced record).
+    fn rebuild(&mut self) -> Result<(), EventLogError> {
+        let Some(path) = self.log.as_ref().map(|l| l.path().to_path_buf()) else { return Ok(()) };
+        let records = EventLog::read::<LogRecord>(&path)?;
+        // From the configuration the log started with, as when it was opened: a referee switch
+        // is itself a logged command.
+        self.tracker = Tracker::new(self.config);
         self.last_observation = None;
+        self.cursor = None;
         for record in &records {
             let _ = apply(&mut self.tracker, &record.input);
             self.note(&record.input, record.cursor);
         }
+        self.stale = false;
+        Ok(())
     }
 
     /// Rewrite the PDN files if the record changed (they are after every step; this catches a
     /// write that failed). True if anything was written.
     pub fn flush(&mut self) -> std::io::Result<bool> {
         let games = self.tracker.games();
-        self.pdn.update(&games, self.tracker.record())
+        let result = self.pdn.update(&games, self.tracker.record());
+        match &result {
+            Ok(_) => {
+                if self.pdn_behind.take().is_some() {
+                    tracing::info!("the PDN files are up to date again");
+                }
+            }
+            Err(e) => {
+                if self.pdn_behind.is_none() {
+                    tracing::error!("{e}; written again at the next step");
+                }
+                self.pdn_behind = Some(e.to_string());
+            }
+        }
+        result
+    }
+
+    /// Why the PDN files on disk are behind the log, while they are.
+    pub fn pdn_behind(&self) -> Option<&str> {
+        self.pdn_behind.as_deref()
     }
 
     pub fn tracker(&self) -> &Tracker {

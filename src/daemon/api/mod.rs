@@ -112,10 +112,20 @@ async fn health(State(app): App) -> Response {
         .iter()
         .map(|b| {
             let source = b.source_json();
-            json!({"id": b.id(), "recording": b.recording(), "source": source["state"], "error": source["error"]})
+            let recording = b.recording_json();
+            json!({
+                "id": b.id(),
+                "recording": recording["state"],
+                "recording_error": recording["error"],
+                "recording_since": recording["since"],
+                "source": source["state"],
+                "error": source["error"],
+            })
         })
         .collect();
-    (no_cache(), Json(json!({"status": "ok", "uptime_s": app.started.elapsed().as_secs(), "boards": boards})))
+    // `degraded`: a board's records cannot be written right now (it retries by itself).
+    let status = if boards.iter().any(|b| b["recording"] == "failing") { "degraded" } else { "ok" };
+    (no_cache(), Json(json!({"status": status, "uptime_s": app.started.elapsed().as_secs(), "boards": boards})))
         .into_response()
 }
 
@@ -124,6 +134,7 @@ fn summary(board: &Board, recent: usize) -> Value {
     let (last_events, game, has_picture) = board.shown(recent);
     // One lock at a time: never two of the board's locks held together.
     let source = board.source_json();
+    let recording = board.recording_json();
     let config = &board.config;
     json!({
         "id": config.id,
@@ -131,7 +142,9 @@ fn summary(board: &Board, recent: usize) -> Value {
         "variant": config.variant.name(),
         "kings": config.kings,
         "tags": config.tags.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect::<serde_json::Map<_, _>>(),
-        "recording": board.recording(),
+        "recording": recording["state"],
+        // Why and since when the records cannot be written, while they cannot.
+        "records": recording,
         "error": board.failure(),
         "folder": board.folder(),
         "game": game,
@@ -419,7 +432,8 @@ async fn action(State(app): App, Path(id): Path<String>, headers: HeaderMap, bod
         Ok(Err(ActionError::NotRecording(m))) => {
             error(StatusCode::SERVICE_UNAVAILABLE, format!("board {id:?} is not recording: {m}"))
         }
-        Ok(Err(ActionError::Log(m))) => error(StatusCode::INTERNAL_SERVER_ERROR, format!("not recorded: {m}")),
+        // A full disk, for instance: nothing was recorded, and the action can be tried again.
+        Ok(Err(ActionError::Log(m))) => error(StatusCode::SERVICE_UNAVAILABLE, format!("not recorded: {m}")),
         Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, format!("the action failed: {e}")),
     }
 }

@@ -128,6 +128,33 @@ pub fn check_size(map: &Map, max_states: u64) -> Result<u64, SolveError> {
 }
 
 /// The road graph in road numbers.
+/// The states one step back from `states` by the policeman whose road index is multiplied by
+/// `stride` in a state's index (policeman 1: `r * r`, policeman 2: `r`): he stepped here from a
+/// road that neither the other policeman nor the thief holds, or stayed because the other
+/// policeman held his only road. Each state is queued once (`seen`).
+fn police_steps_back(states: &[u64], graph: &Graph, r: usize, stride: usize, seen: &mut Bits, next: &mut Vec<u64>) {
+    for &i in states {
+        let i = i as usize;
+        let t = i % r;
+        let (p1, p2) = ((i / r) / r, (i / r) % r);
+        let (mover, other) = if stride == r { (p2, p1) } else { (p1, p2) };
+        let base = i - mover * stride;
+        let mut stayed = true;
+        for &from in graph.of(mover) {
+            let from = from as usize;
+            if from != other {
+                stayed = false;
+                if from != t && seen.insert(base + from * stride) {
+                    next.push((base + from * stride) as u64);
+                }
+            }
+        }
+        if stayed && seen.insert(i) {
+            next.push(i as u64);
+        }
+    }
+}
+
 struct Graph {
     r: usize,
     neighbours: Vec<[u32; 4]>,
@@ -257,45 +284,9 @@ fn analyse<C: Cell>(graph: &Graph) -> Option<Vec<C>> {
         // Policeman 2 to move: policeman 1 stepped here from a square the others do not hold, or
         // stayed because policeman 2 held his only road (he may step onto the thief).
         let rr = r * r;
-        for &i in &police2 {
-            let i = i as usize;
-            let t = i % r;
-            let (p1, p2) = ((i / r) / r, (i / r) % r);
-            let base = i - p1 * rr;
-            let mut stayed = true;
-            for &from in graph.of(p1) {
-                let from = from as usize;
-                if from != p2 {
-                    stayed = false;
-                    if from != t && seen1.insert(base + from * rr) {
-                        next1.push((base + from * rr) as u64);
-                    }
-                }
-            }
-            if stayed && seen1.insert(i) {
-                next1.push(i as u64);
-            }
-        }
+        police_steps_back(&police2, &graph, r, rr, &mut seen1, &mut next1);
         // The thief to move: policeman 2 stepped here, or stayed (only policeman 1 blocks him).
-        for &i in &thieves {
-            let i = i as usize;
-            let t = i % r;
-            let (p1, p2) = ((i / r) / r, (i / r) % r);
-            let base = i - p2 * r;
-            let mut stayed = true;
-            for &from in graph.of(p2) {
-                let from = from as usize;
-                if from != p1 {
-                    stayed = false;
-                    if from != t && seen2.insert(base + from * r) {
-                        next2.push((base + from * r) as u64);
-                    }
-                }
-            }
-            if stayed && seen2.insert(i) {
-                next2.push(i as u64);
-            }
-        }
+        police_steps_back(&thieves, &graph, r, r, &mut seen2, &mut next2);
         police1 = next1;
         police2 = next2;
         thieves = next_thieves;

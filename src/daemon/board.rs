@@ -394,10 +394,7 @@ impl Board {
                 Err(e) => return Err(e.into()),
             }
         }
-        let pdn_behind = recorder.pdn_behind().map(str::to_string);
-        drop(_timer);
-        drop(guard);
-        self.written(pdn_behind);
+        self.release_after_write(guard, _timer);
         Ok(published)
     }
 
@@ -421,10 +418,7 @@ impl Board {
             match recorder.step(InputOrigin::Source, cursor, input.clone()) {
                 Ok(events) => {
                     self.publish(recorder, events);
-                    let pdn_behind = recorder.pdn_behind().map(str::to_string);
-                    drop(timer);
-                    drop(guard);
-                    self.written(pdn_behind);
+                    self.release_after_write(guard, timer);
                     return;
                 }
                 Err(e @ StepError::Refused(_)) => {
@@ -461,10 +455,7 @@ impl Board {
         let result = match pipeline.process(frame, cursor, recorder) {
             Ok(step) => {
                 self.publish(recorder, step.events);
-                let pdn_behind = recorder.pdn_behind().map(str::to_string);
-                drop(timer);
-                drop(guard);
-                self.written(pdn_behind);
+                self.release_after_write(guard, timer);
                 return Some(step.frame);
             }
             Err(PipelineError::Vision(e)) => {
@@ -494,15 +485,21 @@ impl Board {
             match pipeline.retry_pending(recorder) {
                 Ok(events) => {
                     self.publish(recorder, events);
-                    let pdn_behind = recorder.pdn_behind().map(str::to_string);
-                    drop(timer);
-                    drop(guard);
-                    self.written(pdn_behind);
+                    self.release_after_write(guard, timer);
                     return Some(*frame_result);
                 }
                 Err(e) => error = e,
             }
         }
+    }
+
+    /// After a logged step: let go of the step timer and the recorder, then note that writing
+    /// works (the PDN files may still be behind).
+    fn release_after_write(&self, guard: MutexGuard<'_, Option<Recorder>>, timer: StepTimer<'_>) {
+        let pdn_behind = guard.as_ref().and_then(|r| r.pdn_behind().map(str::to_string));
+        drop(timer);
+        drop(guard);
+        self.written(pdn_behind);
     }
 
     /// A step reached the log: writing works (the PDN files may still be behind).

@@ -167,9 +167,9 @@ impl Graph {
     }
 }
 
-/// Solves a map; refuses maps with more than `max_states` states.
-pub fn solve(map: &Map, max_states: u64) -> Result<Solution, SolveError> {
-    check_size(map, max_states)?;
+/// The roads numbered in square order: each square's road number (`u32::MAX` for a building),
+/// and each road's square.
+fn number_roads(map: &Map) -> (Vec<u32>, Vec<Square>) {
     let mut road_index = vec![u32::MAX; map.road.len()];
     let mut squares = Vec::new();
     for square in 0..map.road.len() {
@@ -178,6 +178,13 @@ pub fn solve(map: &Map, max_states: u64) -> Result<Solution, SolveError> {
             squares.push(square as Square);
         }
     }
+    (road_index, squares)
+}
+
+/// Solves a map; refuses maps with more than `max_states` states.
+pub fn solve(map: &Map, max_states: u64) -> Result<Solution, SolveError> {
+    check_size(map, max_states)?;
+    let (road_index, squares) = number_roads(map);
     let r = squares.len();
     let mut neighbours = vec![[0u32; 4]; r];
     let mut degree = vec![0u8; r];
@@ -542,14 +549,7 @@ mod tests {
     /// The analysis as first written (kept as the reference): every state (police ones too) in a
     /// `u16` table, values layer by layer. Returns the road numbering and the table.
     fn reference_values(map: &Map) -> (Vec<u32>, usize, Vec<u16>) {
-        let mut road_index = vec![u32::MAX; map.road.len()];
-        let mut squares = Vec::new();
-        for square in 0..map.road.len() {
-            if map.road[square] {
-                road_index[square] = squares.len() as u32;
-                squares.push(square as Square);
-            }
-        }
+        let (road_index, squares) = number_roads(map);
         let r = squares.len();
         let neighbours: Vec<Vec<usize>> =
             squares.iter().map(|&s| map.road_neighbours(s).map(|n| road_index[n as usize] as usize).collect()).collect();

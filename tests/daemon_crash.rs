@@ -7,23 +7,14 @@ mod daemon_common;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use daemon_common::{moves_of, write_sample_game, temp_dir, write_config, Daemon, SseClient};
+use daemon_common::{moves_of, sample_game_config, temp_dir, Daemon, SseClient};
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
 
 #[test]
 fn sigkill_at_random_moments_loses_and_repeats_nothing() {
     let dir = temp_dir("crash");
-    let expected = write_sample_game(&dir, 0);
-    let config = write_config(
-        &dir,
-        r#"
-[[boards]]
-id = "t"
-variant = "english"
-source = { kind = "observations", path = "game.jsonl", pace_ms = 8 }
-"#,
-    );
+    let (config, expected) = sample_game_config(&dir, 0, 8);
     let seed: u64 = std::env::var("BW_CRASH_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(rand::random);
     eprintln!("seed {seed} (BW_CRASH_SEED={seed} repeats this run)");
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);

@@ -10,7 +10,7 @@ mod daemon_common;
 use std::os::unix::process::CommandExt;
 use std::time::{Duration, Instant};
 
-use daemon_common::{moves_of, pdn_moves, temp_dir, write_config, write_sample_game, Daemon, SseClient, TOKEN};
+use daemon_common::{moves_of, pdn_moves, sample_game_config, temp_dir, write_config, Daemon, SseClient, TOKEN};
 use serde_json::Value;
 
 /// Set the soft file-size limit of process `pid` (the hard limit stays unlimited).
@@ -50,16 +50,7 @@ fn as_logged(events: &[Value]) -> Vec<Value> {
 #[test]
 fn a_full_disk_mid_game_is_reported_and_recording_resumes_losing_nothing() {
     let dir = temp_dir("faults");
-    let expected = write_sample_game(&dir, 0);
-    let config = write_config(
-        &dir,
-        r#"
-[[boards]]
-id = "t"
-variant = "english"
-source = { kind = "observations", path = "game.jsonl", pace_ms = 25 }
-"#,
-    );
+    let (config, expected) = sample_game_config(&dir, 0, 25);
     let mut daemon = Daemon::start_with(&config, |command| unsafe {
         command.pre_exec(|| {
             // Ignored, the signal a process gets past its file-size limit leaves a failed write.

@@ -277,6 +277,17 @@ pub fn write_config(dir: &Path, boards: &str) -> PathBuf {
     path
 }
 
+/// A configuration of one English board `t` following sample game `index` (written to
+/// `dir/game.jsonl` as observations, one every `pace_ms`); its path and the game's moves.
+pub fn sample_game_config(dir: &Path, index: usize, pace_ms: u32) -> (PathBuf, Vec<String>) {
+    let moves = write_sample_game(dir, index);
+    let board = format!(
+        "[[boards]]\nid = \"t\"\nvariant = \"english\"\n\
+         source = {{ kind = \"observations\", path = \"game.jsonl\", pace_ms = {pace_ms} }}\n"
+    );
+    (write_config(dir, &board), moves)
+}
+
 /// The moves of the first game of a PDN text, read back with the project's reader and replayed
 /// by the rules engine (so the record is checked to be legal, not only to contain the texts).
 pub fn pdn_moves(text: &str) -> Vec<String> {

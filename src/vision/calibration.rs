@@ -12,7 +12,7 @@ use opencv::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::classify::{board_features_with, BoardFeatures};
-use super::locate::{locate_board, BoardLocation};
+use super::locate::{locate_board, BoardLocation, Lens};
 use super::palette::ColourModel;
 use super::rectify::{rectify, BoardFrame, CameraPose};
 use super::source::{Frame, FrameSource};
@@ -34,6 +34,9 @@ pub struct Calibration {
     pub image_size: [i32; 2],
     /// Playing-area corners, image px: TL, TR, BR, BL as they appear.
     pub corners: [[f32; 2]; 4],
+    /// The camera lens's radial distortion found with the board (absent: none).
+    #[serde(default, skip_serializing_if = "lens_is_flat")]
+    pub lens: Lens,
     /// Whether image grid (0,0) is a dark square.
     pub top_left_dark: bool,
     /// Side of the image White's men start from.
@@ -57,6 +60,7 @@ impl Calibration {
             created_unix,
             image_size: [loc.image_size.0, loc.image_size.1],
             corners: loc.corners,
+            lens: loc.lens,
             top_left_dark: features.top_left_dark,
             white_home,
             base_palette: base.name.clone(),
@@ -142,12 +146,16 @@ impl Calibration {
         if !(16..=20000).contains(&w) || !(16..=20000).contains(&h) {
             return Err(VisionError::Calibration(format!("impossible image size {w}x{h}")));
         }
-        BoardLocation::from_corners(self.corners, (w, h))
+        BoardLocation::from_corners_through(self.corners, (w, h), self.lens)
     }
 
     pub fn frame(&self) -> BoardFrame {
         BoardFrame { white_home: self.white_home, top_left_dark: self.top_left_dark }
     }
+}
+
+fn lens_is_flat(lens: &Lens) -> bool {
+    lens.k1 == 0.0
 }
 
 #[derive(Debug, thiserror::Error)]

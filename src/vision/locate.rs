@@ -52,6 +52,66 @@ pub struct BoardLocation {
     /// Checker-pattern score (about 2.5 for a clean board, < 1 = not a board).
     pub score: f32,
     pub method: LocateMethod,
+    /// Radial lens distortion found with the lattice (0: none): see [`Lens`].
+    pub lens: Lens,
+}
+
+/// One-coefficient radial lens distortion about the image centre, the shape every cheap
+/// webcam lens has: a point the flat board's homography puts at `p` shows at
+/// `centre + (p - centre) (1 + k1 r²)`, `r` the distance from the centre in half-diagonals
+/// of the image (negative `k1`: barrel). The 49 inner corners tell it: with the right
+/// `k1` they lie on one projective lattice. Without it the outer corners, extrapolated from
+/// the inner ones, miss the true ones by a tenth of a square on a wide-angle camera.
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Lens {
+    pub k1: f64,
+}
+
+impl Lens {
+    /// Image centre and half-diagonal of an image of `size`.
+    fn frame(size: (i32, i32)) -> (f64, f64, f64) {
+        let (w, h) = (size.0 as f64, size.1 as f64);
+        (w / 2.0, h / 2.0, 0.5 * w.hypot(h))
+    }
+
+    /// Where a point of the distortion-free picture shows in the image.
+    pub fn distort(&self, size: (i32, i32), x: f64, y: f64) -> (f64, f64) {
+        if self.k1 == 0.0 {
+            return (x, y);
+        }
+        let (cx, cy, d) = Lens::frame(size);
+        let (dx, dy) = ((x - cx) / d, (y - cy) / d);
+        let f = 1.0 + self.k1 * (dx * dx + dy * dy);
+        (cx + dx * f * d, cy + dy * f * d)
+    }
+
+    /// The distortion-free point of an image point (Newton's method on the radius).
+    pub fn undistort(&self, size: (i32, i32), x: f64, y: f64) -> (f64, f64) {
+        if self.k1 == 0.0 {
+            return (x, y);
+        }
+        let (cx, cy, d) = Lens::frame(size);
+        let (dx, dy) = ((x - cx) / d, (y - cy) / d);
+        let rd = dx.hypot(dy);
+        if rd < 1e-12 {
+            return (x, y);
+        }
+        let mut r = rd;
+        for _ in 0..20 {
+            let g = r * (1.0 + self.k1 * r * r) - rd;
+            let slope = 1.0 + 3.0 * self.k1 * r * r;
+            if slope.abs() < 1e-9 {
+                break;
+            }
+            let step = g / slope;
+            r -= step;
+            if step.abs() < 1e-12 {
+                break;
+            }
+        }
+        let s = r / rd;
+        (cx + dx * s * d, cy + dy * s * d)
+    }
 }
 
 impl BoardLocation {
@@ -77,21 +137,37 @@ impl BoardLocation {
             sign = cr.signum();
         }
         let h = h_from_4(&sorted)?;
-        Ok(Self::new(h, image_size, 0.0, LocateMethod::Manual))
+        Ok(Self::new(h, image_size, 0.0, LocateMethod::Manual, Lens::default()))
     }
 
-    fn new(h_board_to_img: H3, image_size: (i32, i32), score: f32, method: LocateMethod) -> Self {
+    /// Location from four corners as they appear in an image taken through `lens` (a
+    /// calibration keeps both).
+    pub fn from_corners_through(corners: [[f32; 2]; 4], image_size: (i32, i32), lens: Lens) -> Result<Self> {
+        let flat = corners.map(|c| {
+            let (x, y) = lens.undistort(image_size, c[0] as f64, c[1] as f64);
+            [x as f32, y as f32]
+        });
+        let mut loc = Self::from_corners(flat, image_size)?;
+        if lens.k1 != 0.0 {
+            loc = Self::new(loc.h_board_to_img, image_size, loc.score, loc.method, lens);
+        }
+        Ok(loc)
+    }
+
+    fn new(h_board_to_img: H3, image_size: (i32, i32), score: f32, method: LocateMethod, lens: Lens) -> Self {
         let mut corners = [[0f32; 2]; 4];
         for (k, (u, v)) in [(0.0, 0.0), (8.0, 0.0), (8.0, 8.0), (0.0, 8.0)].iter().enumerate() {
             let (x, y) = h_apply(&h_board_to_img, *u, *v);
+            let (x, y) = lens.distort(image_size, x, y);
             corners[k] = [x as f32, y as f32];
         }
-        BoardLocation { corners, h_board_to_img, image_size, score, method }
+        BoardLocation { corners, h_board_to_img, image_size, score, method, lens }
     }
 
     /// Image point of board coordinates (u, v) in squares.
     pub fn board_to_image(&self, u: f64, v: f64) -> (f64, f64) {
-        h_apply(&self.h_board_to_img, u, v)
+        let (x, y) = h_apply(&self.h_board_to_img, u, v);
+        self.lens.distort(self.image_size, x, y)
     }
 }
 
@@ -163,13 +239,12 @@ pub fn locate_board(img: &Mat, previous: Option<&BoardLocation>) -> Result<Board
     // 0. Tracking: keep the previous homography if the pattern is still there.
     if let Some(prev) = previous {
         if prev.image_size == (w, h) {
-            let hs = h_mul(&s_mat, &prev.h_board_to_img);
-            let sc = score_board(&g, &hs);
+            let sc = score_location(&g, &prev.h_board_to_img, prev.lens, (w, h), scale);
             if sc.total >= ACCEPT_SCORE {
-                let refined = refine_full(&gray, &prev.h_board_to_img).unwrap_or(prev.h_board_to_img);
-                let sc2 = score_board(&g, &h_mul(&s_mat, &refined));
-                let (hh, s) = if sc2.total >= sc.total - 0.05 { (refined, sc2.total) } else { (prev.h_board_to_img, sc.total) };
-                return Ok(BoardLocation::new(hh, (w, h), s, LocateMethod::Tracked));
+                let refined = refine_full(&gray, &prev.h_board_to_img, prev.lens).unwrap_or((prev.h_board_to_img, prev.lens));
+                let sc2 = score_location(&g, &refined.0, refined.1, (w, h), scale);
+                let ((hh, lens), s) = if sc2.total >= sc.total - 0.05 { (refined, sc2.total) } else { ((prev.h_board_to_img, prev.lens), sc.total) };
+                return Ok(BoardLocation::new(hh, (w, h), s, LocateMethod::Tracked, lens));
             }
         }
     }
@@ -207,18 +282,23 @@ pub fn locate_board(img: &Mat, previous: Option<&BoardLocation>) -> Result<Board
     // 4. Full-resolution refinement.
     let h_full = h_mul(&s_inv, &hb_small);
     let h_full = canonical(&h_full)?;
-    let refined = refine_full(&gray, &h_full).unwrap_or(h_full);
+    let refined = refine_full(&gray, &h_full, Lens::default()).unwrap_or((h_full, Lens::default()));
     // Once more from the refined fit: the corner search windows then start on
     // the corners, and the result no longer depends on how coarse the first
     // guess was (i.e. on the image's size).
-    let refined = refine_full(&gray, &refined).unwrap_or(refined);
+    let (refined, lens) = refine_full(&gray, &refined.0, refined.1).unwrap_or(refined);
     let refined = canonical(&refined)?;
     // Compare like with like: `sc` carries best_extent's bonus for lattice support.
     let sc1 = score_board(&g, &h_mul(&s_mat, &h_full)).total;
-    let sc2 = score_board(&g, &h_mul(&s_mat, &refined)).total;
-    let (hh, s) = if sc2 >= sc1 - 0.05 { (refined, sc2) } else { (h_full, sc1) };
-    tracing::debug!("board by {method:?}: score {sc:.2} (pattern {sc1:.2}), refined {sc2:.2}");
-    Ok(BoardLocation::new(hh, (w, h), s, method))
+    let sc2 = score_location(&g, &refined, lens, (w, h), scale).total;
+    // A lens is only found when at least 25 inner corners agree on it to a fraction of a
+    // pixel, so a refinement that found one is well supported even when the pattern score,
+    // which samples fixed points of each square and is noisy by a few tenths on a bent board,
+    // says a little less than for the coarse lattice.
+    let margin = if lens.k1 != 0.0 { 0.3 } else { 0.05 };
+    let (hh, lens, s) = if sc2 >= sc1 - margin { (refined, lens, sc2) } else { (h_full, Lens::default(), sc1) };
+    tracing::debug!("board by {method:?}: score {sc:.2} (pattern {sc1:.2}), refined {sc2:.2}, lens k1 {:.3}", lens.k1);
+    Ok(BoardLocation::new(hh, (w, h), s, method, lens))
 }
 
 /// Below this the best candidate is not called a board.
@@ -449,12 +529,12 @@ pub(crate) struct BoardScore {
 
 /// Robust brightness of square (c, r) in board coords (may be outside 0..8):
 /// median of 8 samples away from the square centre, where discs sit.
-fn square_level(g: &GrayF, h: &H3, c: i32, r: i32) -> Option<f32> {
+fn square_level(g: &GrayF, h: &dyn Fn(f64, f64) -> (f64, f64), c: i32, r: i32) -> Option<f32> {
     const OFF: [(f64, f64); 8] =
         [(0.12, 0.12), (0.88, 0.12), (0.12, 0.88), (0.88, 0.88), (0.5, 0.1), (0.5, 0.9), (0.1, 0.5), (0.9, 0.5)];
     let mut v = [0f32; 8];
     for (k, (du, dv)) in OFF.iter().enumerate() {
-        let (x, y) = h_apply(h, c as f64 + du, r as f64 + dv);
+        let (x, y) = h(c as f64 + du, r as f64 + dv);
         v[k] = g.sample(x, y)?;
     }
     v.sort_by(|a, b| a.total_cmp(b));
@@ -465,9 +545,24 @@ fn square_level(g: &GrayF, h: &H3, c: i32, r: i32) -> Option<f32> {
 /// total = mean alternation inside + weakest border strip inside
 ///         - alternation continuing outside (+ small bonus terms elsewhere).
 pub(crate) fn score_board(g: &GrayF, h: &H3) -> BoardScore {
+    score_board_by(g, &|u, v| h_apply(h, u, v))
+}
+
+/// [`score_board`] of a location seen through a lens: `small_px` scales full-resolution
+/// pixels to the small image's.
+fn score_location(g: &GrayF, h_full: &H3, lens: Lens, size: (i32, i32), small_px: f64) -> BoardScore {
+    score_board_by(g, &|u, v| {
+        let (x, y) = h_apply(h_full, u, v);
+        let (x, y) = lens.distort(size, x, y);
+        (x * small_px, y * small_px)
+    })
+}
+
+/// [`score_board`] with any map from board coordinates to small-image px.
+fn score_board_by(g: &GrayF, h: &dyn Fn(f64, f64) -> (f64, f64)) -> BoardScore {
     let bad = BoardScore { total: -10.0, even_light: true };
     // Reject hypotheses with a tiny or wildly distorted footprint.
-    let c: Vec<(f64, f64)> = [(0.0, 0.0), (8.0, 0.0), (8.0, 8.0), (0.0, 8.0)].iter().map(|&(u, v)| h_apply(h, u, v)).collect();
+    let c: Vec<(f64, f64)> = [(0.0, 0.0), (8.0, 0.0), (8.0, 8.0), (0.0, 8.0)].iter().map(|&(u, v)| h(u, v)).collect();
     let side: Vec<f64> = (0..4).map(|k| (c[k].0 - c[(k + 1) % 4].0).hypot(c[k].1 - c[(k + 1) % 4].1)).collect();
     let (mn, mx) = (side.iter().cloned().fold(f64::MAX, f64::min), side.iter().cloned().fold(0.0, f64::max));
     if mn < 40.0 || mx / mn > 3.0 {
@@ -612,14 +707,20 @@ fn canonical(h: &H3) -> Result<H3> {
     Ok(h_mul(h, &g))
 }
 
-/// Refine a board homography (board -> full-res px) by sub-pixel corner search on
-/// the 49 inner corners and a RANSAC fit.
-fn refine_full(gray: &Mat, h: &H3) -> Option<H3> {
+/// Refine a board homography (board -> distortion-free full-res px) and the lens by
+/// sub-pixel corner search on the 49 inner corners and a RANSAC fit. The corners are looked
+/// for where `lens` puts them.
+fn refine_full(gray: &Mat, h: &H3, lens: Lens) -> Option<(H3, Lens)> {
+    let size = (gray.cols(), gray.rows());
+    let at = |u: f64, v: f64| {
+        let (x, y) = h_apply(h, u, v);
+        lens.distort(size, x, y)
+    };
     let sq = {
-        let a = h_apply(h, 3.0, 4.0);
-        let b = h_apply(h, 5.0, 4.0);
-        let c = h_apply(h, 4.0, 3.0);
-        let d = h_apply(h, 4.0, 5.0);
+        let a = at(3.0, 4.0);
+        let b = at(5.0, 4.0);
+        let c = at(4.0, 3.0);
+        let d = at(4.0, 5.0);
         0.25 * ((a.0 - b.0).hypot(a.1 - b.1) + (c.0 - d.0).hypot(c.1 - d.1))
     };
     let win = ((sq * 0.18).round() as i32).clamp(2, 20);
@@ -628,7 +729,7 @@ fn refine_full(gray: &Mat, h: &H3) -> Option<H3> {
     let mut pts: Vector<Point2f> = Vector::new();
     for j in 1..8 {
         for i in 1..8 {
-            let (x, y) = h_apply(h, i as f64, j as f64);
+            let (x, y) = at(i as f64, j as f64);
             if x < (win + 2) as f64 || y < (win + 2) as f64 || x > w - (win + 3) as f64 || y > hh - (win + 3) as f64 {
                 continue;
             }
@@ -655,12 +756,79 @@ fn refine_full(gray: &Mat, h: &H3) -> Option<H3> {
     if s2.len() < 12 {
         return None;
     }
-    let (nh, inl) = fit_h(&s2, &d2, (0.04 * sq).max(1.0)).ok()?;
+    let ransac_px = (0.04 * sq).max(1.0);
+    let (_, inl) = fit_h(&s2, &d2, ransac_px).ok()?;
     if inl.iter().filter(|x| **x).count() < 12 {
         return None;
     }
-    Some(nh)
+    let lens = fit_lens(size, &s2, &d2, &inl, sq);
+    let flat: Vec<(f64, f64)> = d2.iter().map(|&(x, y)| lens.undistort(size, x, y)).collect();
+    let (nh, inl) = fit_h(&s2, &flat, ransac_px).ok()?;
+    if inl.iter().filter(|x| **x).count() < 12 {
+        return None;
+    }
+    Some((nh, lens))
 }
+
+/// The lens under which the found inner corners (`img`, of lattice points `board`; `inlier`
+/// says which to trust) lie best on one projective lattice. Kept at none unless it explains
+/// the corners clearly better (a flat, undistorted view must not pick up a lens from noise),
+/// and only with corners spread over most of the board (a distortion is told by its curve).
+fn fit_lens(size: (i32, i32), board: &[(f64, f64)], img: &[(f64, f64)], inlier: &[bool], square_px: f64) -> Lens {
+    let (b, d): (Vec<(f64, f64)>, Vec<(f64, f64)>) =
+        board.iter().zip(img).zip(inlier).filter(|(_, &ok)| ok).map(|((b, d), _)| (*b, *d)).unzip();
+    let spread = |k: usize| b.iter().map(|p| if k == 0 { p.0 } else { p.1 }).fold((f64::MAX, f64::MIN), |m, v| (m.0.min(v), m.1.max(v)));
+    let ((u0, u1), (v0, v1)) = (spread(0), spread(1));
+    if b.len() < 25 || u1 - u0 < 4.0 || v1 - v0 < 4.0 {
+        return Lens::default();
+    }
+    // Mean squared distance of the corners from the lattice fitted through them at `k1`.
+    let residual = |k1: f64| -> f64 {
+        let lens = Lens { k1 };
+        let flat: Vec<(f64, f64)> = d.iter().map(|&(x, y)| lens.undistort(size, x, y)).collect();
+        let Ok((h, _)) = fit_h(&b, &flat, 0.0) else { return f64::MAX };
+        b.iter()
+            .zip(&d)
+            .map(|(&(u, v), &(x, y))| {
+                let (px, py) = h_apply(&h, u, v);
+                let (px, py) = lens.distort(size, px, py);
+                (px - x).powi(2) + (py - y).powi(2)
+            })
+            .sum::<f64>()
+            / b.len() as f64
+    };
+    // Golden-section search: the residual is unimodal in k1 over the lenses of real cameras.
+    let (mut lo, mut hi) = (-LENS_K1_MAX, LENS_K1_MAX);
+    let phi = (5f64.sqrt() - 1.0) / 2.0;
+    let (mut x1, mut x2) = (hi - phi * (hi - lo), lo + phi * (hi - lo));
+    let (mut f1, mut f2) = (residual(x1), residual(x2));
+    for _ in 0..24 {
+        if f1 < f2 {
+            hi = x2;
+            (x2, f2) = (x1, f1);
+            x1 = hi - phi * (hi - lo);
+            f1 = residual(x1);
+        } else {
+            lo = x1;
+            (x1, f1) = (x2, f2);
+            x2 = lo + phi * (hi - lo);
+            f2 = residual(x2);
+        }
+    }
+    let k1 = 0.5 * (lo + hi);
+    let (flat, bent) = (residual(0.0), residual(k1));
+    tracing::debug!("lens fit: k1 {k1:.3}, mean squared error {bent:.3} px² against {flat:.3} flat, {} corners", b.len());
+    // Clearly better: the squared error at most half of the flat lattice's, and the flat
+    // lattice off by more than sub-pixel noise (0.005 square, squared).
+    if bent < 0.5 * flat && flat > (0.005 * square_px).powi(2) {
+        Lens { k1 }
+    } else {
+        Lens::default()
+    }
+}
+
+/// The strongest distortion looked for (in half-diagonals; a fisheye is beyond this).
+const LENS_K1_MAX: f64 = 0.4;
 
 /// How well a rectified board still shows the checker pattern where the cached
 /// homography says the squares are: the cheap per-frame check of a kept
@@ -733,4 +901,32 @@ pub fn check_location(rect: &Mat) -> Result<PatternCheck> {
         }
     }
     Ok(PatternCheck { contrast: (me - mo).abs(), aligned: ok as f32 / 64.0, top_left_dark: !even_light })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Points of a lattice seen through a lens: the fit finds the lens back, and a flat
+    /// lattice gets none.
+    #[test]
+    fn the_lens_is_told_by_the_bend_of_the_inner_corners() {
+        let size = (1280, 720);
+        let h: H3 = [[75.0, 6.0, 300.0], [-5.0, 72.0, 20.0], [0.00002, 0.00001, 1.0]];
+        let board: Vec<(f64, f64)> = (1..8).flat_map(|j| (1..8).map(move |i| (i as f64, j as f64))).collect();
+        for k1 in [-0.12, 0.0, 0.08] {
+            let lens = Lens { k1 };
+            let img: Vec<(f64, f64)> = board
+                .iter()
+                .map(|&(u, v)| {
+                    let (x, y) = h_apply(&h, u, v);
+                    let back = lens.undistort(size, lens.distort(size, x, y).0, lens.distort(size, x, y).1);
+                    assert!((back.0 - x).abs() < 1e-6 && (back.1 - y).abs() < 1e-6, "undistort inverts distort");
+                    lens.distort(size, x, y)
+                })
+                .collect();
+            let found = fit_lens(size, &board, &img, &vec![true; board.len()], 72.0);
+            assert!((found.k1 - k1).abs() < 0.01, "k1 {k1}: found {}", found.k1);
+        }
+    }
 }

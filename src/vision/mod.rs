@@ -40,7 +40,7 @@ pub use classify::{
     board_features, board_features_with, classify, classify_features, classify_with, grid_strings, BoardFeatures, BoardReading,
     LeanOffsets, ColourClass, SquareReading,
 };
-pub use locate::{check_location, locate_board, BoardLocation, LocateMethod, PatternCheck};
+pub use locate::{check_location, locate_board, BoardLocation, Lens, LocateMethod, PatternCheck};
 pub use overlay::{board_diagram_jpeg, draw_overlay, overlay_jpeg};
 pub use palette::ColourModel;
 pub use rectify::{orientation, rectify, start_position_side, to_board_coordinates, BoardFrame, BoardView, CameraPose, RECT_SIZE, SQUARE_PX};

@@ -30,6 +30,9 @@ pub fn rectify(img: &Mat, loc: &BoardLocation) -> Result<Mat> {
             loc.image_size.1
         )));
     }
+    if loc.lens.k1 != 0.0 {
+        return rectify_through_lens(img, loc);
+    }
     let s = 1.0 / SQUARE_PX as f64;
     let rect_to_board: H3 = [[s, 0.0, 0.0], [0.0, s, 0.0], [0.0, 0.0, 1.0]];
     // dst(x,y) = src(M * (x,y)) with WARP_INVERSE_MAP: M maps rectified -> image.
@@ -44,6 +47,35 @@ pub fn rectify(img: &Mat, loc: &BoardLocation) -> Result<Mat> {
         core::BORDER_REPLICATE,
         Scalar::default(),
     )?;
+    Ok(out)
+}
+
+/// Pixels between the samples of the lens-corrected warp's map.
+const MAP_STEP: i32 = 8;
+
+/// The warp of a location seen through a distorting lens: no homography maps the image to
+/// the board then, so a map of where every rectified pixel comes from is remapped. The map
+/// is computed every `MAP_STEP` pixels (with one sample of margin around the board) and
+/// resized up: the lens and the perspective bend it smoothly, and this costs a fraction of
+/// computing all 262,144 points.
+fn rectify_through_lens(img: &Mat, loc: &BoardLocation) -> Result<Mat> {
+    let n = RECT_SIZE / MAP_STEP + 2;
+    let mut coarse = Mat::new_rows_cols_with_default(n, n, core::CV_32FC2, Scalar::default())?;
+    for j in 0..n {
+        for i in 0..n {
+            // `resize` puts coarse sample i at fine pixel MAP_STEP * (i - 1) + (MAP_STEP - 1) / 2
+            // of the enlarged map, i.e. rectified pixel MAP_STEP * (i - 1) + (MAP_STEP - 1) / 2
+            // once the margin of MAP_STEP pixels is cut off.
+            let q = |k: i32| (MAP_STEP * (k - 1)) as f64 + (MAP_STEP - 1) as f64 / 2.0;
+            let (x, y) = loc.board_to_image(q(i) / SQUARE_PX as f64, q(j) / SQUARE_PX as f64);
+            *coarse.at_2d_mut::<core::Vec2f>(j, i)? = core::Vec2f::from([x as f32, y as f32]);
+        }
+    }
+    let mut fine = Mat::default();
+    imgproc::resize(&coarse, &mut fine, Size::new(n * MAP_STEP, n * MAP_STEP), 0.0, 0.0, imgproc::INTER_LINEAR)?;
+    let map = Mat::roi(&fine, core::Rect::new(MAP_STEP, MAP_STEP, RECT_SIZE, RECT_SIZE))?;
+    let mut out = Mat::default();
+    imgproc::remap(img, &mut out, &map, &core::no_array(), imgproc::INTER_LINEAR, core::BORDER_REPLICATE, Scalar::default())?;
     Ok(out)
 }
 

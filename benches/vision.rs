@@ -60,7 +60,7 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
     let palette = ColourModel::wooden()?;
     let loc = locate_board(&frame, None)?;
     let side = (loc.corners[1][0] - loc.corners[0][0]).hypot(loc.corners[1][1] - loc.corners[0][1]) / 8.0;
-    println!("frame 1280x720, board {:.0} px per square, OpenCV threads: {}", side, core::get_num_threads()?);
+    println!("frame 1280x720, board {:.0} px per square, lens k1 {:.3}, OpenCV threads: {}", side, loc.lens.k1, core::get_num_threads()?);
 
     report("full localisation (no previous location)", time(20, || {
         locate_board(&frame, None).unwrap();
@@ -105,6 +105,12 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
     let rect = rectify(&frame, &loc)?;
     report("  rectify (warp to 512x512)", time(300, || {
         rectify(&frame, &loc).unwrap();
+    }));
+    // The same board seen through a wide-angle lens (barrel distortion as a cheap webcam's):
+    // the warp becomes a remap through the lens.
+    let bent = BoardLocation::from_corners_through(loc.corners, loc.image_size, Lens { k1: -0.1 })?;
+    report("  rectify through a lens (remap to 512x512)", time(300, || {
+        rectify(&frame, &bent).unwrap();
     }));
     report("  check of the kept location", time(300, || {
         check_location(&rect).unwrap();

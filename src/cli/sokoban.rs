@@ -1,12 +1,13 @@
 //! `boardwatch sokoban`: solve levels from XSB collections, and benchmark the solver.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
-use boardwatch::games::sokoban::level::{parse_collection, Level};
+use boardwatch::games::sokoban::files::read_levels;
+use boardwatch::games::sokoban::level::Level;
 use boardwatch::games::sokoban::solver::{solve, verify, Outcome};
 use clap::{Args, Subcommand};
 use serde::Serialize;
@@ -52,38 +53,6 @@ struct Report {
     pushes: Option<usize>,
     lurd: Option<String>,
     seconds: f64,
-}
-
-/// Reads a collection file, or every file of a folder (sorted by name) as one collection.
-fn read_levels(path: &Path) -> anyhow::Result<Vec<Level>> {
-    let files = if path.is_dir() {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(path)
-            .with_context(|| format!("reading the folder {}", path.display()))?
-            .filter_map(|entry| entry.ok().map(|e| e.path()))
-            .filter(|p| p.is_file())
-            .collect();
-        files.sort();
-        files
-    } else {
-        vec![path.to_path_buf()]
-    };
-    let mut levels = Vec::new();
-    for file in files {
-        let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
-        let found = parse_collection(&text).with_context(|| format!("{}", file.display()))?;
-        if found.len() == 1 && path.is_dir() && found[0].title == "1" {
-            // One level per file: the file name is its title.
-            let mut level = found.into_iter().next().unwrap();
-            level.title = file.file_stem().map_or(level.title, |s| s.to_string_lossy().into_owned());
-            levels.push(level);
-        } else {
-            levels.extend(found);
-        }
-    }
-    if levels.is_empty() {
-        bail!("{}: no level found", path.display());
-    }
-    Ok(levels)
 }
 
 fn solve_one(level: &Level, time_limit: f64) -> anyhow::Result<Report> {

@@ -143,7 +143,10 @@ fn the_solver_finds_steps_cancels_and_proves() {
     let (_, list) = get(&server, "/sokoban/collections");
     assert_eq!(list["collections"][1]["levels"][0]["title"], "corner");
     let problems = list["problems"].as_array().unwrap();
-    assert!(problems.len() == 1 && problems[0].as_str().unwrap().contains("broken.txt") && problems[0].as_str().unwrap().contains("line 2, column 4"), "{list}");
+    assert!(
+        problems.len() == 1 && problems[0].as_str().unwrap().contains("broken.txt") && problems[0].as_str().unwrap().contains("line 2, column 4"),
+        "{list}"
+    );
 
     let levels = microban();
     let (id, _) = start(&server, "microban", json!(3));
@@ -236,7 +239,9 @@ fn the_editor_edits_checks_and_saves_with_overwrite_confirmation() {
     assert!(turned["rows"].as_array().unwrap().iter().any(|r| r.as_str().unwrap().trim() == "#. $ @#"), "{turned}");
 
     // The save checks, each refused with its reason.
-    let save = |rows: Vec<String>, name: &str, overwrite: bool| post(&server, "/sokoban/editor/save", &json!({"rows": rows, "name": name, "overwrite": overwrite}).to_string());
+    let save = |rows: Vec<String>, name: &str, overwrite: bool| {
+        post(&server, "/sokoban/editor/save", &json!({"rows": rows, "name": name, "overwrite": overwrite}).to_string())
+    };
     let refusals = [
         (grid(&["#####", "#$ .#", "#####"]), "ok", "exactly one player"),
         (grid(&["#####", "#@$ #", "#####"]), "ok", "as many goals as boxes"),

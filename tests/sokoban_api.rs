@@ -274,3 +274,25 @@ fn the_editor_edits_checks_and_saves_with_overwrite_confirmation() {
     assert_eq!(status, 200, "{loaded}");
     assert!(loaded["editor_rows"][9].as_str().unwrap().contains("#@$ .#"), "{loaded}");
 }
+
+#[test]
+fn the_terminal_game_moves_undoes_solves_and_steps() {
+    use std::io::Write;
+    let mut child = std::process::Command::new(play_common::binary())
+        .args(["sokoban", "play", concat!(env!("CARGO_MANIFEST_DIR"), "/samples/sokoban/microban_155.xsb"), "--level", "2"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"r\nundo\nredo\nxyz\nrestart\nsolve 20\nstep\nstep\nstep 9\n").unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("1 moves, 0 pushes") && text.contains("\"xyz\": not a command"), "{text}");
+    let lurd = text.lines().skip_while(|l| !l.starts_with("a solution:")).nth(1).expect("a solution printed");
+    assert!(verify(&microban()[1], lurd), "{lurd}");
+    // The input ends before the solution is played out: the last board is 11 steps in.
+    assert!(lurd.len() > 11);
+    let pushes = lurd[..11].chars().filter(char::is_ascii_uppercase).count();
+    assert!(text.trim_end().ends_with(&format!("11 moves, {pushes} pushes")), "{text}");
+}

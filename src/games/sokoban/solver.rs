@@ -9,7 +9,7 @@
 //! replayed by [`Game`] before it is reported. Time comes from the caller: a deadline and a cancel flag.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -18,6 +18,9 @@ use rand_chacha::ChaCha8Rng;
 
 use super::game::{shortest_walk, Game};
 use super::level::Level;
+
+/// How much more the bound counts than the pushes made (see the search's priority).
+const WEIGHT: u32 = 3;
 
 /// How a search ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -189,30 +192,72 @@ impl<'a> Tables<'a> {
     }
 }
 
+/// The player's region, found again for every position without allocating: a cell is in the
+/// region when its mark equals the current stamp.
+struct Region {
+    mark: Vec<u32>,
+    stamp: u32,
+    stack: Vec<u16>,
+}
+
+impl Region {
+    fn new(size: usize) -> Region {
+        Region { mark: vec![0; size], stamp: 0, stack: Vec::new() }
+    }
+
+    /// Floods from `start` through cells that are neither walls nor `occupied`; returns the
+    /// region's smallest cell (the normalised player position).
+    fn flood(&mut self, neighbours: &[[u16; 4]], walls: &[bool], occupied: &[bool], start: usize) -> u16 {
+        self.stamp += 1;
+        let stamp = self.stamp;
+        self.mark[start] = stamp;
+        self.stack.clear();
+        self.stack.push(start as u16);
+        let mut least = start as u16;
+        while let Some(cell) = self.stack.pop() {
+            least = least.min(cell);
+            for &next in &neighbours[cell as usize] {
+                let n = next as usize;
+                if next != NONE && self.mark[n] != stamp && !walls[n] && !occupied[n] {
+                    self.mark[n] = stamp;
+                    self.stack.push(next);
+                }
+            }
+        }
+        least
+    }
+
+    fn contains(&self, cell: usize) -> bool {
+        self.mark[cell] == self.stamp
+    }
+}
+
+/// No neighbour (the grid's edge) in a neighbour table.
+const NONE: u16 = u16::MAX;
+
 /// Searches for a solution of `level` until `deadline` or until `cancel` is set.
 pub fn solve(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> Outcome {
     let tables = Tables::new(level);
     let size = level.width * level.height;
+    let neighbours: Vec<[u16; 4]> = (0..size).map(|c| std::array::from_fn(|d| level.neighbour(c, d).map_or(NONE, |n| n as u16))).collect();
     let start_boxes: Box<[u16]> = (0..size).filter(|&c| level.boxes[c]).map(|c| c as u16).collect();
     if start_boxes.iter().any(|&b| tables.distance_to_goal[b as usize] == u16::MAX) {
         return Outcome::Unsolvable;
     }
-    let mut occupied = vec![false; size];
-    let normalise = |boxes: &[u16], player: usize, occupied: &mut Vec<bool>| -> (u16, Vec<bool>) {
-        occupied.iter_mut().for_each(|o| *o = false);
-        boxes.iter().for_each(|&b| occupied[b as usize] = true);
-        let region = level.reachable(player, |c| level.walls[c] || occupied[c]);
-        (region.iter().position(|&r| r).unwrap() as u16, region)
-    };
-    let (player, _) = normalise(&start_boxes, level.player, &mut occupied);
-    let mut nodes = vec![Node { boxes: start_boxes.clone(), player, parent: u32::MAX, push: (0, 0), pushes: 0 }];
-    let mut seen: HashMap<u64, ()> = HashMap::new();
-    seen.insert(tables.hash(&start_boxes, player), ());
     let Some(start_bound) = tables.lower_bound(&start_boxes) else { return Outcome::Unsolvable };
+    // Two regions: the parent's (which pushes are possible) and each child's (its key).
+    let (mut parent_region, mut child_region) = (Region::new(size), Region::new(size));
+    let mut occupied = vec![false; size];
+    start_boxes.iter().for_each(|&b| occupied[b as usize] = true);
+    let player = parent_region.flood(&neighbours, &level.walls, &occupied, level.player);
+    let mut nodes = vec![Node { boxes: start_boxes.clone(), player, parent: u32::MAX, push: (0, 0), pushes: 0 }];
+    let mut seen: HashSet<u64> = HashSet::new();
+    seen.insert(tables.hash(&start_boxes, player));
     let mut open = BinaryHeap::new();
     // Weighted bound: greedier than A*, which trades push-optimality for many more solved
     // levels. Among equals, the position nearer the goals first (deeper, not wider).
-    let priority = |pushes: u32, bound: u32| (pushes + 3 * bound, bound);
+    let weight: u32 = std::env::var("SOKOBAN_WEIGHT").ok().and_then(|w| w.parse().ok()).unwrap_or(WEIGHT); // EXPERIMENT
+    let priority = |pushes: u32, bound: u32| (pushes + weight * bound, bound);
     open.push(Reverse((priority(0, start_bound), 0u32)));
     let mut expanded = 0u64;
     while let Some(Reverse((_, index))) = open.pop() {
@@ -224,29 +269,33 @@ pub fn solve(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> O
         if boxes.iter().all(|&b| level.goals[b as usize]) {
             return replay(level, &nodes, index).map_or(Outcome::OutOfTime, |s| s);
         }
-        let (_, region) = normalise(&boxes, nodes[index as usize].player as usize, &mut occupied);
+        occupied.iter_mut().for_each(|o| *o = false);
+        boxes.iter().for_each(|&b| occupied[b as usize] = true);
+        parent_region.flood(&neighbours, &level.walls, &occupied, nodes[index as usize].player as usize);
         for (slot, &boxed) in boxes.iter().enumerate() {
             for direction in 0..4 {
-                let Some(behind) = level.neighbour(boxed as usize, direction ^ 1) else { continue };
-                let Some(to) = level.neighbour(boxed as usize, direction) else { continue };
-                if !region[behind] || level.walls[to] || occupied[to] || tables.distance_to_goal[to] == u16::MAX {
+                let (behind, to) = (neighbours[boxed as usize][direction ^ 1], neighbours[boxed as usize][direction]);
+                if behind == NONE || to == NONE {
                     continue;
                 }
+                let to = to as usize;
+                if !parent_region.contains(behind as usize) || level.walls[to] || occupied[to] || tables.distance_to_goal[to] == u16::MAX {
+                    continue;
+                }
+                // The child's occupancy, undone after this candidate push.
                 occupied[boxed as usize] = false;
                 occupied[to] = true;
                 let dead = tables.is_freeze_deadlock(to, &occupied);
-                let mut next: Box<[u16]> = boxes.clone();
-                next[slot] = to as u16;
-                next.sort_unstable();
-                let (player, _) = if dead { (0, Vec::new()) } else { normalise(&next, boxed as usize, &mut occupied) };
-                // Restore the parent's occupancy for the next candidate push.
-                occupied.iter_mut().for_each(|o| *o = false);
-                boxes.iter().for_each(|&b| occupied[b as usize] = true);
+                let player = if dead { 0 } else { child_region.flood(&neighbours, &level.walls, &occupied, boxed as usize) };
+                occupied[to] = false;
+                occupied[boxed as usize] = true;
                 if dead {
                     continue;
                 }
-                let hash = tables.hash(&next, player);
-                if seen.insert(hash, ()).is_some() {
+                let mut next: Box<[u16]> = boxes.clone();
+                next[slot] = to as u16;
+                next.sort_unstable();
+                if !seen.insert(tables.hash(&next, player)) {
                     continue;
                 }
                 let Some(bound) = tables.lower_bound(&next) else { continue };

@@ -256,8 +256,7 @@ pub fn solve(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> O
     let mut open = BinaryHeap::new();
     // Weighted bound: greedier than A*, which trades push-optimality for many more solved
     // levels. Among equals, the position nearer the goals first (deeper, not wider).
-    let weight: u32 = std::env::var("SOKOBAN_WEIGHT").ok().and_then(|w| w.parse().ok()).unwrap_or(WEIGHT); // EXPERIMENT
-    let priority = |pushes: u32, bound: u32| (pushes + weight * bound, bound);
+    let priority = |pushes: u32, bound: u32| (pushes + WEIGHT * bound, bound);
     open.push(Reverse((priority(0, start_bound), 0u32)));
     let mut expanded = 0u64;
     while let Some(Reverse((_, index))) = open.pop() {

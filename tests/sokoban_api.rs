@@ -182,10 +182,13 @@ fn the_solver_finds_steps_cancels_and_proves() {
     let (status, _) = post(&server, &format!("/sokoban/games/{hard}/solve"), r#"{"time_limit": 120}"#);
     assert_eq!(status, 202);
     assert_eq!(post(&server, &format!("/sokoban/games/{hard}/solve"), "").0, 409, "one search at a time");
+    let (status, busy) = post(&server, &format!("/sokoban/games/{id}/solve"), "");
+    assert_eq!(status, 409, "one search at a time over all games: {busy}");
+    assert!(busy["error"].as_str().unwrap().contains("busy with another game"), "{busy}");
     let (status, cancelled) = post(&server, &format!("/sokoban/games/{hard}/cancel"), "");
     assert_eq!(status, 200, "{cancelled}");
     assert_eq!(cancelled["solver"]["state"], "cancelled");
-    std::thread::sleep(Duration::from_millis(300));
+    std::thread::sleep(Duration::from_millis(500));
     assert_eq!(get(&server, &format!("/sokoban/games/{hard}")).1["solver"]["state"], "cancelled", "a late answer is dropped");
 
     let (corner, _) = start(&server, "mine", json!("corner"));

@@ -24,7 +24,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
@@ -56,8 +56,11 @@ pub const BUNDLED: &str = "microban";
 pub const USER: &str = "mine";
 const MAX_GAMES: usize = 64;
 const DEFAULT_TIME_LIMIT: f64 = 10.0;
-/// Longer searches hold much memory; the command line has no such limit.
-const MAX_TIME_LIMIT: f64 = 300.0;
+/// Longer searches hold much memory (about 10 MB a second of search); the command line has no
+/// such limit.
+const MAX_TIME_LIMIT: f64 = 120.0;
+/// Searches running at once over all games: each takes a whole core while it runs.
+const MAX_SOLVERS: usize = 1;
 
 /// Collections, the user's folder and the games.
 pub struct SokobanState {
@@ -67,6 +70,23 @@ pub struct SokobanState {
     problems: Vec<String>,
     levels_dir: Option<PathBuf>,
     games: Mutex<GameTable>,
+    /// Searches running now (at most [`MAX_SOLVERS`]).
+    solvers: Arc<AtomicUsize>,
+}
+
+/// One running search counted in [`SokobanState::solvers`] until dropped.
+struct SolverSlot(Arc<AtomicUsize>);
+
+impl SolverSlot {
+    fn take(count: &Arc<AtomicUsize>) -> Option<SolverSlot> {
+        count.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < MAX_SOLVERS).then_some(n + 1)).ok().map(|_| SolverSlot(count.clone()))
+    }
+}
+
+impl Drop for SolverSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 #[derive(Default)]
@@ -132,7 +152,7 @@ impl SokobanState {
             user = levels.into_iter().map(Arc::new).collect();
             problems = bad;
         }
-        Ok(SokobanState { bundled, user: RwLock::new(user), problems, levels_dir, games: Mutex::new(GameTable::default()) })
+        Ok(SokobanState { bundled, user: RwLock::new(user), problems, levels_dir, games: Mutex::new(GameTable::default()), solvers: Arc::default() })
     }
 
     /// The levels of a collection, or a 404 naming the collections there are.
@@ -546,22 +566,30 @@ async fn start_solver(State(games): App, Path(id): Path<String>, body: Bytes) ->
     if matches!(locked.solver, Solver::Running { .. }) {
         return error(StatusCode::CONFLICT, "the solver is already running: wait, or cancel it");
     }
+    let Some(slot) = SolverSlot::take(&games.sokoban.solvers) else {
+        return error(StatusCode::CONFLICT, "the solver is busy with another game: try again when it has finished");
+    };
     let cancel = Arc::new(AtomicBool::new(false));
     locked.solver = Solver::Running { cancel: cancel.clone(), time_limit };
     let (level, generation) = (locked.game.position.clone(), locked.generation);
     let state = locked.state_json();
     drop(locked);
-    tokio::spawn(run_solver(session, level, generation, cancel, time_limit));
+    tokio::spawn(run_solver(session, level, generation, cancel, time_limit, slot));
     ok_json(StatusCode::ACCEPTED, state)
 }
 
 /// Solves from the game's position in a blocking task; the answer is kept unless the game was
 /// changed meanwhile.
-async fn run_solver(session: Arc<Mutex<Session>>, level: Level, generation: u64, cancel: Arc<AtomicBool>, time_limit: f64) {
+async fn run_solver(session: Arc<Mutex<Session>>, level: Level, generation: u64, cancel: Arc<AtomicBool>, time_limit: f64, slot: SolverSlot) {
     let clock = Instant::now();
     let deadline = clock + Duration::from_secs_f64(time_limit);
     let searched = level.clone();
-    let outcome = tokio::task::spawn_blocking(move || solve(&searched, Some(deadline), &cancel)).await;
+    let outcome = tokio::task::spawn_blocking(move || {
+        let outcome = solve(&searched, Some(deadline), &cancel);
+        drop(slot);
+        outcome
+    })
+    .await;
     let seconds = clock.elapsed().as_secs_f64();
     let mut session = session.lock().expect("session lock");
     if session.generation != generation {

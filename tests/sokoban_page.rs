@@ -107,6 +107,11 @@ fn near(a: [u8; 3], b: [u8; 3]) -> bool {
 
 /// Every cell's centre has the colour its symbol in `rows` gives it.
 fn check_cells(tab: &Tab, image: &RgbaImage, grid: &str, rows: &[String], name: &str) {
+    check_cells_with(tab, image, grid, rows, name, |_| None);
+}
+
+/// As [`check_cells`], with `extra` giving the colour of symbols of the test's own.
+fn check_cells_with(tab: &Tab, image: &RgbaImage, grid: &str, rows: &[String], name: &str, extra: impl Fn(char) -> Option<[u8; 3]>) {
     // Every cell's centre at once (one round trip to the browser).
     let centres = eval(tab, &format!("Array.from(document.querySelectorAll('#{grid} .cell')).map(e => {{ const r = e.getBoundingClientRect(); return [+e.dataset.r, +e.dataset.c, r.left + r.width / 2, r.top + r.height / 2]; }})"));
     let centre: std::collections::HashMap<[u64; 2], (f64, f64)> = centres
@@ -120,6 +125,7 @@ fn check_cells(tab: &Tab, image: &RgbaImage, grid: &str, rows: &[String], name: 
     for (r, row) in rows.iter().enumerate() {
         for (c, symbol) in row.chars().enumerate() {
             let expected = match symbol {
+                _ if extra(symbol).is_some() => extra(symbol).unwrap(),
                 '#' => WALL,
                 '-' => FLOOR,
                 '.' => GOAL,
@@ -293,4 +299,18 @@ fn a_level_is_played_solved_and_a_new_one_built_in_the_editor() {
     tab.press_key("ArrowRight").unwrap();
     tab.press_key("ArrowRight").unwrap();
     wait_for(&tab, "the level solved", "game.solved", |v| v == &json!(true));
+
+    // Projector mode (P): the grid fills the window in high contrast, the controls are hidden.
+    run(&tab, "document.getElementById('result').close()");
+    tab.press_key("p").unwrap();
+    wait_for(&tab, "projector mode", "document.body.classList.contains('projector')", |v| v == &json!(true));
+    let size = wait_for(&tab, "large cells", "document.querySelector('#grid .cell').getBoundingClientRect().width", |v| v.as_f64().is_some_and(|w| w > 60.0));
+    assert_eq!(eval(&tab, "getComputedStyle(document.querySelector('header')).display"), json!("none"));
+    std::thread::sleep(Duration::from_millis(200));
+    let image = screenshot(&tab, "sokoban-projector.png");
+    let mut projected = rows(&server_state(&server, &tab));
+    // Floor is white on the projector.
+    projected.iter_mut().for_each(|r| *r = r.replace('-', "w"));
+    check_cells_with(&tab, &image, "grid", &projected, "projector mode", |s| (s == 'w').then_some([0xff, 0xff, 0xff]));
+    eprintln!("projector cells: {size} px");
 }

@@ -280,7 +280,8 @@ impl Editor {
 }
 
 /// The 8 symmetries of a level (identity, rotations, mirror images); `index` 0..8:
-/// bit 0 mirrors left-right, bit 1 flips top-bottom, bit 2 transposes first.
+/// bit 0 mirrors left-right, bit 1 flips top-bottom, bit 2 transposes first. So 3 turns the
+/// level half round, 5 turns it clockwise, 6 anticlockwise, 4 and 7 mirror it on a diagonal.
 pub fn symmetry(level: &Level, index: usize) -> Level {
     let transpose = index & 4 != 0;
     let (width, height) = if transpose { (level.height, level.width) } else { (level.width, level.height) };
@@ -349,6 +350,8 @@ mod tests {
         let level = parse_collection("#####\n#@$.#\n#   #\n#####\n").unwrap().remove(0);
         let rotated = symmetry(&level, 5);
         assert_eq!((rotated.width, rotated.height), (4, 5));
+        assert_eq!(rotated.to_xsb(), "####\n# @#\n# $#\n# .#\n####\n", "5 turns clockwise");
+        assert_eq!(symmetry(&level, 6).to_xsb(), "####\n#. #\n#$ #\n#@ #\n####\n", "6 turns anticlockwise");
         let all: std::collections::HashSet<String> = (0..8).map(|i| symmetry(&level, i).to_xsb()).collect();
         assert_eq!(all.len(), 8);
         assert_eq!(symmetry(&symmetry(&level, 1), 1), level);

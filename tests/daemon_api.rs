@@ -346,4 +346,8 @@ fn the_daemon_serves_the_grid_games_beside_the_boards() {
     // Maps saved from the editor and finished games' records live in the state folder.
     let state_dir = config.parent().unwrap().join("state/games");
     assert!(state_dir.join("cops-maps").is_dir() && state_dir.join("records").is_dir());
+    // Sokoban too: its collections, and its levels folder in the state folder.
+    let sokoban = daemon.get_json("/games/sokoban/collections");
+    assert_eq!(sokoban["collections"][0]["levels"].as_array().map(Vec::len), Some(155), "{sokoban}");
+    assert!(state_dir.join("sokoban-levels").is_dir());
 }

@@ -22,13 +22,17 @@ pub struct PlayArgs {
     /// Write every finished game's record here (`cops-ID.jsonl`, JSON lines).
     #[arg(long, value_name = "DIR")]
     records: Option<PathBuf>,
+    /// Sokoban levels (`*.xsb`, `*.sok`, `*.txt`, one level or a collection a file) offered as
+    /// "My levels" beside Microban; levels saved in the page's editor are written here.
+    #[arg(long, value_name = "DIR")]
+    sokoban_levels: Option<PathBuf>,
 }
 
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     if let Some(dir) = &args.maps {
         anyhow::ensure!(dir.is_dir(), "--maps {}: no such folder", dir.display());
     }
-    let games = Games::new(GamesConfig { cops_maps: args.maps, records: args.records })?;
+    let games = Games::new(GamesConfig { cops_maps: args.maps, records: args.records, sokoban_levels: args.sokoban_levels })?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("boardwatch-play")

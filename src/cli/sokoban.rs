@@ -1,12 +1,15 @@
 //! `boardwatch sokoban`: solve levels from XSB collections, and benchmark the solver.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
-use boardwatch::games::sokoban::level::{parse_collection, Level};
+use boardwatch::games::sokoban::files::read_levels;
+use boardwatch::games::sokoban::game::Game;
+use boardwatch::games::sokoban::level::Level;
+use boardwatch::games::sokoban::LURD_LETTERS as LURD;
 use boardwatch::games::sokoban::solver::{solve, verify, Outcome};
 use clap::{Args, Subcommand};
 use serde::Serialize;
@@ -17,7 +20,27 @@ pub enum SokobanCommand {
     Solve(SolveArgs),
     /// Solve every level of a collection with a time limit each; print a table and the totals.
     Bench(BenchArgs),
+    /// Play a level in the terminal, one command a line (`help` lists them).
+    Play(PlayArgs),
 }
+
+#[derive(Args)]
+pub struct PlayArgs {
+    /// An XSB/SOK/TXT collection, or a folder with one level per file.
+    file: PathBuf,
+    /// The level: its number in the collection (from 1) or its title.
+    #[arg(long, default_value = "1")]
+    level: String,
+}
+
+const PLAY_HELP: &str = "commands, one a line:
+  u d l r (any number, e.g. rrdL)  move; a push happens when a box is in the way
+  undo [N] | redo [N] | restart     take moves back, play them again, start over
+  lurd                              print the moves so far (upper case: pushes)
+  import LURD                       replay LURD from the start
+  solve [SECONDS]                   look for a solution from here (10 s unless given)
+  step [N]                          play the next move(s) of the solution found
+  help | quit";
 
 #[derive(Args)]
 pub struct SolveArgs {
@@ -54,38 +77,6 @@ struct Report {
     seconds: f64,
 }
 
-/// Reads a collection file, or every file of a folder (sorted by name) as one collection.
-fn read_levels(path: &Path) -> anyhow::Result<Vec<Level>> {
-    let files = if path.is_dir() {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(path)
-            .with_context(|| format!("reading the folder {}", path.display()))?
-            .filter_map(|entry| entry.ok().map(|e| e.path()))
-            .filter(|p| p.is_file())
-            .collect();
-        files.sort();
-        files
-    } else {
-        vec![path.to_path_buf()]
-    };
-    let mut levels = Vec::new();
-    for file in files {
-        let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
-        let found = parse_collection(&text).with_context(|| format!("{}", file.display()))?;
-        if found.len() == 1 && path.is_dir() && found[0].title == "1" {
-            // One level per file: the file name is its title.
-            let mut level = found.into_iter().next().unwrap();
-            level.title = file.file_stem().map_or(level.title, |s| s.to_string_lossy().into_owned());
-            levels.push(level);
-        } else {
-            levels.extend(found);
-        }
-    }
-    if levels.is_empty() {
-        bail!("{}: no level found", path.display());
-    }
-    Ok(levels)
-}
-
 fn solve_one(level: &Level, time_limit: f64) -> anyhow::Result<Report> {
     if !(time_limit > 0.0 && time_limit.is_finite()) {
         bail!("--time-limit must be a positive number of seconds, not {time_limit}");
@@ -110,13 +101,7 @@ pub fn run(command: SokobanCommand) -> anyhow::Result<ExitCode> {
         SokobanCommand::Solve(args) => {
             let mut levels = read_levels(&args.file)?;
             if let Some(wanted) = &args.level {
-                let index = match wanted.parse::<usize>() {
-                    Ok(n) if (1..=levels.len()).contains(&n) => n - 1,
-                    Ok(n) => bail!("--level {n}: {} has levels 1 to {}", args.file.display(), levels.len()),
-                    Err(_) => levels.iter().position(|l| &l.title == wanted)
-                        .with_context(|| format!("--level: no level titled {wanted:?} in {}", args.file.display()))?,
-                };
-                levels = vec![levels.swap_remove(index)];
+                levels = vec![choose_level(levels, wanted, &args.file)?];
             }
             for level in &levels {
                 let report = solve_one(level, args.time_limit)?;
@@ -134,6 +119,11 @@ pub fn run(command: SokobanCommand) -> anyhow::Result<ExitCode> {
                     }
                 }
             }
+        }
+        SokobanCommand::Play(args) => {
+            let level = choose_level(read_levels(&args.file)?, &args.level, &args.file)?;
+            let stdin = std::io::stdin();
+            play(level, stdin.lock(), &mut std::io::stdout())?;
         }
         SokobanCommand::Bench(args) => {
             let levels = read_levels(&args.collection)?;
@@ -159,4 +149,106 @@ pub fn run(command: SokobanCommand) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The level `wanted` (a number from 1 or a title) of `levels`, read from `file`.
+fn choose_level(mut levels: Vec<Level>, wanted: &str, file: &std::path::Path) -> anyhow::Result<Level> {
+    let index = match wanted.parse::<usize>() {
+        Ok(n) if (1..=levels.len()).contains(&n) => n - 1,
+        Ok(n) => bail!("--level {n}: {} has levels 1 to {}", file.display(), levels.len()),
+        Err(_) => levels.iter().position(|l| l.title == wanted).with_context(|| format!("--level: no level titled {wanted:?} in {}", file.display()))?,
+    };
+    Ok(levels.swap_remove(index))
+}
+
+/// The terminal game: reads commands from `input` until it ends or `quit`, and writes the board
+/// after each one.
+fn play(level: Level, input: impl std::io::BufRead, out: &mut impl std::io::Write) -> anyhow::Result<()> {
+    let mut game = Game::new(level);
+    // The solution found by `solve` and how much of it has been stepped.
+    let mut solution: Option<(Vec<char>, usize)> = None;
+    writeln!(out, "{}\n{}", game.position.title, PLAY_HELP)?;
+    show(&game, out)?;
+    for line in input.lines() {
+        let line = line.context("reading the terminal")?;
+        let (command, argument) = line.trim().split_once(' ').map_or((line.trim(), ""), |(c, a)| (c, a.trim()));
+        let count = || argument.parse::<usize>().unwrap_or(1);
+        let mut keep_solution = false;
+        match command {
+            "" => continue,
+            "quit" | "q" => break,
+            "help" => writeln!(out, "{PLAY_HELP}")?,
+            "undo" => {
+                for _ in 0..count() {
+                    game.undo();
+                }
+            }
+            "redo" => {
+                for _ in 0..count() {
+                    game.redo();
+                }
+            }
+            "restart" => game.restart(),
+            "lurd" => writeln!(out, "{}", game.lurd())?,
+            "import" => {
+                let mut replayed = Game::new(game.start().clone());
+                match replayed.play_lurd(argument) {
+                    Ok(()) => game = replayed,
+                    Err(e) => writeln!(out, "not imported: {e}")?,
+                }
+            }
+            "solve" => {
+                let seconds = if argument.is_empty() { 10.0 } else { argument.parse::<f64>().unwrap_or(f64::NAN) };
+                if !(seconds > 0.0 && seconds.is_finite()) {
+                    writeln!(out, "solve: {argument:?} is not a number of seconds")?;
+                    continue;
+                }
+                let deadline = Instant::now() + Duration::from_secs_f64(seconds);
+                keep_solution = true;
+                match solve(&game.position, Some(deadline), &AtomicBool::new(false)) {
+                    Outcome::Solved { lurd, moves, pushes } if verify(&game.position, &lurd) => {
+                        writeln!(out, "a solution: {moves} moves, {pushes} pushes (`step` plays it)\n{lurd}")?;
+                        solution = Some((lurd.chars().collect(), 0));
+                    }
+                    Outcome::Solved { .. } => writeln!(out, "the solver's answer did not check out")?,
+                    Outcome::Unsolvable => writeln!(out, "no solution exists from here")?,
+                    Outcome::OutOfTime => writeln!(out, "no solution found in {seconds} s")?,
+                }
+            }
+            "step" => {
+                keep_solution = true;
+                for _ in 0..count() {
+                    match &mut solution {
+                        Some((lurd, next)) if *next < lurd.len() => {
+                            game.play_lurd(&lurd[*next].to_string()).map_err(anyhow::Error::msg)?;
+                            *next += 1;
+                        }
+                        Some(_) => writeln!(out, "the solution is played to its end")?,
+                        None => writeln!(out, "no solution: `solve` first")?,
+                    }
+                }
+            }
+            letters if letters.chars().all(|c| "udlrUDLR".contains(c)) => {
+                for letter in letters.chars() {
+                    let direction = LURD.iter().position(|&l| l == letter.to_ascii_lowercase()).expect("a LURD letter");
+                    if !game.step(direction) {
+                        writeln!(out, "{letter}: blocked")?;
+                        break;
+                    }
+                }
+            }
+            other => writeln!(out, "{other:?}: not a command (`help` lists them)")?,
+        }
+        if !keep_solution {
+            solution = None;
+        }
+        show(&game, out)?;
+    }
+    Ok(())
+}
+
+fn show(game: &Game, out: &mut impl std::io::Write) -> anyhow::Result<()> {
+    let status = if game.is_solved() { format!("solved in {} moves, {} pushes", game.moves(), game.pushes()) } else { format!("{} moves, {} pushes", game.moves(), game.pushes()) };
+    writeln!(out, "{}{status}", game.position.to_xsb())?;
+    Ok(())
 }

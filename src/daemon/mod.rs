@@ -189,7 +189,8 @@ async fn watchdog(boards: Vec<Arc<Board>>, interval: Duration, mut shutdown: wat
 }
 
 /// The grid games of the daemon: Cops and Robbers maps saved from the editor in
-/// `state_dir/games/cops-maps`, finished games' records in `state_dir/games/records`.
+/// `state_dir/games/cops-maps`, finished games' records in `state_dir/games/records`, Sokoban
+/// levels saved from the editor in `state_dir/games/sokoban-levels`.
 fn open_games(state_dir: &std::path::Path) -> anyhow::Result<Arc<crate::web::games::Games>> {
     let dir = state_dir.join("games");
     let maps = dir.join("cops-maps");
@@ -197,5 +198,6 @@ fn open_games(state_dir: &std::path::Path) -> anyhow::Result<Arc<crate::web::gam
     for folder in [&maps, &records] {
         std::fs::create_dir_all(folder).with_context(|| format!("state_dir: cannot create {}", folder.display()))?;
     }
-    crate::web::games::Games::new(crate::web::games::GamesConfig { cops_maps: Some(maps), records: Some(records) })
+    let sokoban_levels = Some(dir.join("sokoban-levels"));
+    crate::web::games::Games::new(crate::web::games::GamesConfig { cops_maps: Some(maps), records: Some(records), sokoban_levels })
 }

@@ -270,9 +270,7 @@ fn read_sse(response: impl Read, tx: mpsc::Sender<(Option<String>, Value)>) {
 /// A configuration with one board reading `observations` and optional extra TOML.
 pub fn write_config(dir: &Path, boards: &str) -> PathBuf {
     let path = dir.join("boardwatch.toml");
-    let text = format!(
-        "state_dir = \"state\"\n[http]\ntoken = \"{TOKEN}\"\n[retry]\ninitial_ms = 100\nmax_ms = 400\n{boards}"
-    );
+    let text = format!("state_dir = \"state\"\n[http]\ntoken = \"{TOKEN}\"\n[retry]\ninitial_ms = 100\nmax_ms = 400\n{boards}");
     std::fs::write(&path, text).unwrap();
     path
 }

@@ -10,6 +10,8 @@ pub const EDITOR_HEIGHT: usize = 20;
 /// What can be placed on a cell. Goals combine with a box or the player on the same cell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Piece {
+    /// Empty floor: clears the cell.
+    Floor,
     Wall,
     Goal,
     Box,
@@ -35,6 +37,23 @@ pub enum SaveError {
     AlreadySolved,
     #[error("the player can walk off the board: close it with walls")]
     NotClosed,
+}
+
+/// A level larger than the editor's grid.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("the level is {width}x{height}; the editor holds at most {EDITOR_WIDTH}x{EDITOR_HEIGHT}")]
+pub struct TooLarge {
+    pub width: usize,
+    pub height: usize,
+}
+
+/// A bad symbol or size in rows given to [`Editor::from_rows`] (1-based row and column).
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("row {row}, column {column}: {problem}")]
+pub struct RowsError {
+    pub row: usize,
+    pub column: usize,
+    pub problem: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,6 +83,7 @@ impl Editor {
         }
         let cell = &mut self.cells[Self::index(x, y)];
         match piece {
+            Piece::Floor => *cell = Cell::default(),
             Piece::Wall => *cell = Cell { wall: true, ..Cell::default() },
             Piece::Goal => (cell.wall, cell.goal) = (false, true),
             Piece::Box => (cell.wall, cell.player, cell.boxed) = (false, false, true),
@@ -126,9 +146,9 @@ impl Editor {
     /// Checks the rules of a playable level and returns it normalised: floor the player cannot
     /// reach is dropped (boxes and goals there too) and the grid trimmed to the walls around it.
     pub fn save(&self, title: &str) -> Result<Level, SaveError> {
-        let players: Vec<usize> = (0..self.cells.len()).filter(|&i| self.cells[i].player).collect();
-        if players.len() != 1 {
-            return Err(SaveError::Players(players.len()));
+        let players = self.cells.iter().filter(|c| c.player).count();
+        if players != 1 {
+            return Err(SaveError::Players(players));
         }
         let boxes = self.cells.iter().filter(|c| c.boxed).count();
         let goals = self.cells.iter().filter(|c| c.goal).count();
@@ -137,6 +157,24 @@ impl Editor {
         }
         if self.cells.iter().all(|c| !c.boxed || c.goal) {
             return Err(SaveError::AlreadySolved);
+        }
+        let level = self.normalise(title)?;
+        let (b, g) = (level.boxes.iter().filter(|&&b| b).count(), level.goals.iter().filter(|&&g| g).count());
+        if b != g || b == 0 {
+            return Err(SaveError::BoxesAndGoals { boxes: b, goals: g });
+        }
+        if level.is_solved() {
+            return Err(SaveError::AlreadySolved);
+        }
+        Ok(level)
+    }
+
+    /// The level normalised (unreachable floor and what stands on it dropped, trimmed to the
+    /// walls around the player's region), without the box and goal checks of [`Editor::save`].
+    pub fn normalise(&self, title: &str) -> Result<Level, SaveError> {
+        let players: Vec<usize> = (0..self.cells.len()).filter(|&i| self.cells[i].player).collect();
+        if players.len() != 1 {
+            return Err(SaveError::Players(players.len()));
         }
         let whole = self.as_level(title, 0, 0, EDITOR_WIDTH, EDITOR_HEIGHT, players[0]);
         let inside = whole.reachable(players[0], |c| whole.walls[c]);
@@ -161,12 +199,67 @@ impl Editor {
         for &i in &kept {
             trimmed.cells[i] = self.cells[i];
         }
-        let level = trimmed.as_level(title, left, top, right + 1 - left, bottom + 1 - top, players[0]);
-        let (b, g) = (level.boxes.iter().filter(|&&b| b).count(), level.goals.iter().filter(|&&g| g).count());
-        if b != g || b == 0 {
-            return Err(SaveError::BoxesAndGoals { boxes: b, goals: g });
+        Ok(trimmed.as_level(title, left, top, right + 1 - left, bottom + 1 - top, players[0]))
+    }
+
+    /// Loads a level in the middle of the grid (symmetries and normalising show it there);
+    /// refused when it does not fit.
+    pub fn load_centred(level: &Level) -> Result<Editor, TooLarge> {
+        if level.width > EDITOR_WIDTH || level.height > EDITOR_HEIGHT {
+            return Err(TooLarge { width: level.width, height: level.height });
         }
-        Ok(level)
+        let mut editor = Editor::load(level);
+        editor.shift(((EDITOR_WIDTH - level.width) / 2) as i32, ((EDITOR_HEIGHT - level.height) / 2) as i32);
+        Ok(editor)
+    }
+
+    /// The grid as rows of XSB symbols (`#`, `@`, `+`, `$`, `*`, `.`, space), every row full width.
+    pub fn to_rows(&self) -> Vec<String> {
+        self.cells
+            .chunks(EDITOR_WIDTH)
+            .map(|row| {
+                row.iter()
+                    .map(|c| match (c.wall, c.player, c.boxed, c.goal) {
+                        (true, ..) => '#',
+                        (_, true, _, true) => '+',
+                        (_, true, _, false) => '@',
+                        (_, _, true, true) => '*',
+                        (_, _, true, false) => '$',
+                        (_, _, _, true) => '.',
+                        _ => ' ',
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Reads rows written by [`Editor::to_rows`] (shorter rows and fewer rows are padded with
+    /// floor; `-`/`_` are floor too). Unlike a level, the grid may hold any number of players.
+    pub fn from_rows(rows: &[String]) -> Result<Editor, RowsError> {
+        if rows.len() > EDITOR_HEIGHT {
+            return Err(RowsError { row: rows.len(), column: 0, problem: format!("the grid has {EDITOR_HEIGHT} rows") });
+        }
+        let mut editor = Editor::default();
+        for (y, row) in rows.iter().enumerate() {
+            for (x, symbol) in row.chars().enumerate() {
+                let bad = |problem: String| RowsError { row: y + 1, column: x + 1, problem };
+                if x >= EDITOR_WIDTH {
+                    return Err(bad(format!("the grid has {EDITOR_WIDTH} columns")));
+                }
+                let (wall, player, boxed, goal) = match symbol {
+                    '#' => (true, false, false, false),
+                    '@' => (false, true, false, false),
+                    '+' => (false, true, false, true),
+                    '$' => (false, false, true, false),
+                    '*' => (false, false, true, true),
+                    '.' => (false, false, false, true),
+                    ' ' | '-' | '_' => (false, false, false, false),
+                    other => return Err(bad(format!("unknown symbol {other:?} (one of # @ + $ * . and space)"))),
+                };
+                editor.cells[Self::index(x, y)] = Cell { wall, goal, boxed, player };
+            }
+        }
+        Ok(editor)
     }
 
     fn as_level(&self, title: &str, left: usize, top: usize, width: usize, height: usize, player: usize) -> Level {
@@ -187,7 +280,8 @@ impl Editor {
 }
 
 /// The 8 symmetries of a level (identity, rotations, mirror images); `index` 0..8:
-/// bit 0 mirrors left-right, bit 1 flips top-bottom, bit 2 transposes first.
+/// bit 0 mirrors left-right, bit 1 flips top-bottom, bit 2 transposes first. So 3 turns the
+/// level half round, 5 turns it clockwise, 6 anticlockwise, 4 and 7 mirror it on a diagonal.
 pub fn symmetry(level: &Level, index: usize) -> Level {
     let transpose = index & 4 != 0;
     let (width, height) = if transpose { (level.height, level.width) } else { (level.width, level.height) };
@@ -256,10 +350,47 @@ mod tests {
         let level = parse_collection("#####\n#@$.#\n#   #\n#####\n").unwrap().remove(0);
         let rotated = symmetry(&level, 5);
         assert_eq!((rotated.width, rotated.height), (4, 5));
+        assert_eq!(rotated.to_xsb(), "####\n# @#\n# $#\n# .#\n####\n", "5 turns clockwise");
+        assert_eq!(symmetry(&level, 6).to_xsb(), "####\n#. #\n#$ #\n#@ #\n####\n", "6 turns anticlockwise");
         let all: std::collections::HashSet<String> = (0..8).map(|i| symmetry(&level, i).to_xsb()).collect();
         assert_eq!(all.len(), 8);
         assert_eq!(symmetry(&symmetry(&level, 1), 1), level);
         let saved = Editor::load(&level).save("x").unwrap();
         assert_eq!(saved.to_xsb(), level.to_xsb());
+        // Centred, then read back from its rows, it saves to the same level.
+        let centred = Editor::load_centred(&rotated).unwrap();
+        assert!(!centred.cells[0].wall, "not in the corner");
+        let rows = centred.to_rows();
+        assert_eq!(rows.len(), EDITOR_HEIGHT);
+        assert_eq!(Editor::from_rows(&rows).unwrap(), centred);
+        assert_eq!(Editor::from_rows(&rows).unwrap().save("x").unwrap().to_xsb(), rotated.to_xsb());
+        let wide = Level { width: 31, ..level.clone() };
+        assert_eq!(Editor::load_centred(&wide), Err(TooLarge { width: 31, height: 4 }));
+        let bad = Editor::from_rows(&["#x".to_string()]).unwrap_err();
+        assert_eq!((bad.row, bad.column), (1, 2));
+        assert!(Editor::from_rows(&["#".repeat(31)]).is_err());
+    }
+
+    #[test]
+    fn a_level_solved_after_normalising_is_refused() {
+        // The stray box off a goal is walled off: what remains is already solved.
+        let mut editor = Editor::default();
+        for (y, row) in ["#####", "#@*.#", "#####", "", "#####", "#$###", "#####"].iter().enumerate() {
+            for (x, symbol) in row.chars().enumerate() {
+                match symbol {
+                    '#' => editor.place(x, y, Piece::Wall),
+                    '@' => editor.place(x, y, Piece::Player),
+                    '*' => { editor.place(x, y, Piece::Box); editor.place(x, y, Piece::Goal) }
+                    '.' => editor.place(x, y, Piece::Goal),
+                    '$' => editor.place(x, y, Piece::Box),
+                    _ => {}
+                }
+            }
+        }
+        assert_eq!(editor.save("t"), Err(SaveError::BoxesAndGoals { boxes: 1, goals: 2 }));
+        editor.remove(3, 1);
+        editor.place(2, 5, Piece::Goal);
+        assert_eq!(editor.save("t"), Err(SaveError::AlreadySolved));
+        assert_eq!(editor.normalise("t").unwrap().to_xsb(), "#####\n#@* #\n#####\n");
     }
 }

@@ -33,6 +33,16 @@ impl Game {
         self.position.is_solved()
     }
 
+    /// The level as it was before the first move.
+    pub fn start(&self) -> &Level {
+        &self.start
+    }
+
+    /// True when undone steps wait to be redone.
+    pub fn can_redo(&self) -> bool {
+        !self.redo.is_empty()
+    }
+
     /// One step; pushes a box when one is in the way and the cell behind it is free.
     /// Returns false (and changes nothing) when the step is blocked.
     pub fn step(&mut self, direction: usize) -> bool {

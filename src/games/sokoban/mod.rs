@@ -1,13 +1,15 @@
-//! Sokoban: levels, rules and solver, pure (no I/O, no clock of its own).
+//! Sokoban: levels, rules and solver, pure (no clock of its own; only [`files`] reads files).
 //!
 //! * [`level`]: reading XSB collections (also run-length rows and the original program's
 //!   `O`/`Q` box symbols) with errors naming line and column, and writing XSB.
 //! * [`game`]: a level being played: moves and pushes, undo/redo, LURD, click-to-walk, drag-a-box.
 //! * [`editor`]: the level editor's grid (30x20), its save checks, normalising, symmetries.
+//! * [`files`]: collection files and level folders on disk (the only part that reads files).
 //! * [`solver`]: a push-level best-first search with dead squares, freeze deadlocks, a matching
 //!   lower bound, a deadline and a cancel flag; solutions are replayed before being reported.
 
 pub mod editor;
+pub mod files;
 pub mod game;
 pub mod level;
 pub mod solver;

@@ -2,13 +2,14 @@
 //! normalised to its reachable region.
 //!
 //! Pruning: dead squares (from which no box can reach a goal, found by pulling boxes back from
-//! the goals) and freeze deadlocks (a box stuck on both axes off a goal). Lower bound: each box's
-//! pull distance to its nearest goal. States are keyed by a Zobrist hash; a hash collision can
-//! only hide a state, never produce a wrong answer, because every solution is replayed by
-//! [`Game`] before it is reported. Time comes from the caller: a deadline and a cancel flag.
+//! the goals), freeze deadlocks (a box stuck on both axes off a goal) and matching deadlocks (no
+//! way to give every box its own goal it can still reach). Lower bound: the minimum-cost matching
+//! of boxes to goals by pull distance (Hungarian method). States are keyed by a Zobrist hash; a
+//! collision can only hide a state, never produce a wrong solution, because every solution is
+//! replayed by [`Game`] before it is reported. Time comes from the caller: a deadline and a cancel flag.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -17,6 +18,9 @@ use rand_chacha::ChaCha8Rng;
 
 use super::game::{shortest_walk, Game};
 use super::level::Level;
+
+/// How much more the bound counts than the pushes made (see the search's priority).
+const WEIGHT: u32 = 3;
 
 /// How a search ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,41 +47,116 @@ struct Tables<'a> {
     level: &'a Level,
     /// For each cell, the fewest pushes to bring a box from it to the nearest goal (u16::MAX: dead).
     distance_to_goal: Vec<u16>,
+    /// For each goal (in cell order), the fewest pushes from each cell to it, other boxes aside.
+    distance_to_each_goal: Vec<Vec<u16>>,
     zobrist_box: Vec<u64>,
     zobrist_player: Vec<u64>,
+}
+
+/// Pushes needed to bring a box from each cell to `goal` (no other box in the way): a
+/// breadth-first search pulling the box back from the goal, the player two cells ahead.
+fn pull_distances(level: &Level, goal: usize) -> Vec<u16> {
+    let mut distance = vec![u16::MAX; level.width * level.height];
+    let mut queue = std::collections::VecDeque::from([goal]);
+    distance[goal] = 0;
+    while let Some(cell) = queue.pop_front() {
+        for direction in 0..4 {
+            let Some(to) = level.neighbour(cell, direction) else { continue };
+            let Some(player) = level.neighbour(to, direction) else { continue };
+            if !level.walls[to] && !level.walls[player] && distance[to] == u16::MAX {
+                distance[to] = distance[cell] + 1;
+                queue.push_back(to);
+            }
+        }
+    }
+    distance
+}
+
+/// The least total cost of giving every row its own column (Hungarian method, O(n^3)), or
+/// `None` when no assignment avoids the forbidden (`u32::MAX`) entries. `cost` is n x n.
+fn minimum_matching(cost: &[u32], n: usize) -> Option<u32> {
+    const FORBIDDEN: i64 = 1 << 40;
+    let at = |row: usize, column: usize| match cost[row * n + column] {
+        u32::MAX => FORBIDDEN,
+        c => c as i64,
+    };
+    // Potentials u (rows) and v (columns), 1-based with column 0 as the free slot.
+    let (mut u, mut v) = (vec![0i64; n + 1], vec![0i64; n + 1]);
+    let mut owner = vec![0usize; n + 1];
+    let mut way = vec![0usize; n + 1];
+    for row in 1..=n {
+        owner[0] = row;
+        let mut column0 = 0;
+        let mut least = vec![i64::MAX; n + 1];
+        let mut used = vec![false; n + 1];
+        loop {
+            used[column0] = true;
+            let row0 = owner[column0];
+            let (mut delta, mut next) = (i64::MAX, 0);
+            for column in 1..=n {
+                if !used[column] {
+                    let reduced = at(row0 - 1, column - 1) - u[row0] - v[column];
+                    if reduced < least[column] {
+                        least[column] = reduced;
+                        way[column] = column0;
+                    }
+                    if least[column] < delta {
+                        delta = least[column];
+                        next = column;
+                    }
+                }
+            }
+            for column in 0..=n {
+                if used[column] {
+                    u[owner[column]] += delta;
+                    v[column] -= delta;
+                } else {
+                    least[column] -= delta;
+                }
+            }
+            column0 = next;
+            if owner[column0] == 0 {
+                break;
+            }
+        }
+        while column0 != 0 {
+            let previous = way[column0];
+            owner[column0] = owner[previous];
+            column0 = previous;
+        }
+    }
+    let total: i64 = (1..=n).map(|column| at(owner[column] - 1, column - 1)).sum();
+    (total < FORBIDDEN).then_some(total as u32)
 }
 
 impl<'a> Tables<'a> {
     fn new(level: &'a Level) -> Tables<'a> {
         let size = level.width * level.height;
-        let mut distance = vec![u16::MAX; size];
-        let mut queue = std::collections::VecDeque::new();
-        for cell in (0..size).filter(|&c| level.goals[c]) {
-            distance[cell] = 0;
-            queue.push_back(cell);
-        }
-        // Pull a box from `cell` one step in `direction`: the player stands two cells that way.
-        while let Some(cell) = queue.pop_front() {
-            for direction in 0..4 {
-                let Some(to) = level.neighbour(cell, direction) else { continue };
-                let Some(player) = level.neighbour(to, direction) else { continue };
-                if !level.walls[to] && !level.walls[player] && distance[to] == u16::MAX {
-                    distance[to] = distance[cell] + 1;
-                    queue.push_back(to);
-                }
-            }
-        }
+        let distance_to_each_goal: Vec<Vec<u16>> = (0..size).filter(|&c| level.goals[c]).map(|goal| pull_distances(level, goal)).collect();
+        let distance = (0..size).map(|cell| distance_to_each_goal.iter().map(|d| d[cell]).min().unwrap_or(u16::MAX)).collect();
         let mut rng = ChaCha8Rng::seed_from_u64(0x5050_b0a4);
         Tables {
             level,
             distance_to_goal: distance,
+            distance_to_each_goal,
             zobrist_box: (0..size).map(|_| rng.gen()).collect(),
             zobrist_player: (0..size).map(|_| rng.gen()).collect(),
         }
     }
 
-    fn lower_bound(&self, boxes: &[u16]) -> u32 {
-        boxes.iter().map(|&b| self.distance_to_goal[b as usize] as u32).sum()
+    /// Pushes still needed at least: the cheapest assignment of boxes to distinct goals (each
+    /// box's pushes to its goal, other boxes aside). `None` when no assignment exists: then some
+    /// boxes compete for too few goals they can reach, and the position is dead.
+    fn lower_bound(&self, boxes: &[u16]) -> Option<u32> {
+        let n = boxes.len();
+        let mut cost = Vec::with_capacity(n * n);
+        for &b in boxes {
+            cost.extend(self.distance_to_each_goal.iter().map(|d| match d[b as usize] {
+                u16::MAX => u32::MAX,
+                pushes => pushes as u32,
+            }));
+        }
+        minimum_matching(&cost, n)
     }
 
     fn hash(&self, boxes: &[u16], player: u16) -> u64 {
@@ -113,29 +192,72 @@ impl<'a> Tables<'a> {
     }
 }
 
+/// The player's region, found again for every position without allocating: a cell is in the
+/// region when its mark equals the current stamp.
+struct Region {
+    mark: Vec<u32>,
+    stamp: u32,
+    stack: Vec<u16>,
+}
+
+impl Region {
+    fn new(size: usize) -> Region {
+        Region { mark: vec![0; size], stamp: 0, stack: Vec::new() }
+    }
+
+    /// Floods from `start` through cells that are neither walls nor `occupied`; returns the
+    /// region's smallest cell (the normalised player position).
+    fn flood(&mut self, neighbours: &[[u16; 4]], walls: &[bool], occupied: &[bool], start: usize) -> u16 {
+        self.stamp += 1;
+        let stamp = self.stamp;
+        self.mark[start] = stamp;
+        self.stack.clear();
+        self.stack.push(start as u16);
+        let mut least = start as u16;
+        while let Some(cell) = self.stack.pop() {
+            least = least.min(cell);
+            for &next in &neighbours[cell as usize] {
+                let n = next as usize;
+                if next != NONE && self.mark[n] != stamp && !walls[n] && !occupied[n] {
+                    self.mark[n] = stamp;
+                    self.stack.push(next);
+                }
+            }
+        }
+        least
+    }
+
+    fn contains(&self, cell: usize) -> bool {
+        self.mark[cell] == self.stamp
+    }
+}
+
+/// No neighbour (the grid's edge) in a neighbour table.
+const NONE: u16 = u16::MAX;
+
 /// Searches for a solution of `level` until `deadline` or until `cancel` is set.
 pub fn solve(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> Outcome {
     let tables = Tables::new(level);
     let size = level.width * level.height;
+    let neighbours: Vec<[u16; 4]> = (0..size).map(|c| std::array::from_fn(|d| level.neighbour(c, d).map_or(NONE, |n| n as u16))).collect();
     let start_boxes: Box<[u16]> = (0..size).filter(|&c| level.boxes[c]).map(|c| c as u16).collect();
     if start_boxes.iter().any(|&b| tables.distance_to_goal[b as usize] == u16::MAX) {
         return Outcome::Unsolvable;
     }
+    let Some(start_bound) = tables.lower_bound(&start_boxes) else { return Outcome::Unsolvable };
+    // Two regions: the parent's (which pushes are possible) and each child's (its key).
+    let (mut parent_region, mut child_region) = (Region::new(size), Region::new(size));
     let mut occupied = vec![false; size];
-    let normalise = |boxes: &[u16], player: usize, occupied: &mut Vec<bool>| -> (u16, Vec<bool>) {
-        occupied.iter_mut().for_each(|o| *o = false);
-        boxes.iter().for_each(|&b| occupied[b as usize] = true);
-        let region = level.reachable(player, |c| level.walls[c] || occupied[c]);
-        (region.iter().position(|&r| r).unwrap() as u16, region)
-    };
-    let (player, _) = normalise(&start_boxes, level.player, &mut occupied);
+    start_boxes.iter().for_each(|&b| occupied[b as usize] = true);
+    let player = parent_region.flood(&neighbours, &level.walls, &occupied, level.player);
     let mut nodes = vec![Node { boxes: start_boxes.clone(), player, parent: u32::MAX, push: (0, 0), pushes: 0 }];
-    let mut seen: HashMap<u64, ()> = HashMap::new();
-    seen.insert(tables.hash(&start_boxes, player), ());
+    let mut seen: HashSet<u64> = HashSet::new();
+    seen.insert(tables.hash(&start_boxes, player));
     let mut open = BinaryHeap::new();
-    // Weighted bound: greedier than A*, which trades push-optimality for many more solved levels.
-    let priority = |pushes: u32, bound: u32| pushes + 3 * bound;
-    open.push(Reverse((priority(0, tables.lower_bound(&start_boxes)), 0u32)));
+    // Weighted bound: greedier than A*, which trades push-optimality for many more solved
+    // levels. Among equals, the position nearer the goals first (deeper, not wider).
+    let priority = |pushes: u32, bound: u32| (pushes + WEIGHT * bound, bound);
+    open.push(Reverse((priority(0, start_bound), 0u32)));
     let mut expanded = 0u64;
     while let Some(Reverse((_, index))) = open.pop() {
         expanded += 1;
@@ -146,32 +268,36 @@ pub fn solve(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> O
         if boxes.iter().all(|&b| level.goals[b as usize]) {
             return replay(level, &nodes, index).map_or(Outcome::OutOfTime, |s| s);
         }
-        let (_, region) = normalise(&boxes, nodes[index as usize].player as usize, &mut occupied);
+        occupied.iter_mut().for_each(|o| *o = false);
+        boxes.iter().for_each(|&b| occupied[b as usize] = true);
+        parent_region.flood(&neighbours, &level.walls, &occupied, nodes[index as usize].player as usize);
         for (slot, &boxed) in boxes.iter().enumerate() {
             for direction in 0..4 {
-                let Some(behind) = level.neighbour(boxed as usize, direction ^ 1) else { continue };
-                let Some(to) = level.neighbour(boxed as usize, direction) else { continue };
-                if !region[behind] || level.walls[to] || occupied[to] || tables.distance_to_goal[to] == u16::MAX {
+                let (behind, to) = (neighbours[boxed as usize][direction ^ 1], neighbours[boxed as usize][direction]);
+                if behind == NONE || to == NONE {
                     continue;
                 }
+                let to = to as usize;
+                if !parent_region.contains(behind as usize) || level.walls[to] || occupied[to] || tables.distance_to_goal[to] == u16::MAX {
+                    continue;
+                }
+                // The child's occupancy, undone after this candidate push.
                 occupied[boxed as usize] = false;
                 occupied[to] = true;
                 let dead = tables.is_freeze_deadlock(to, &occupied);
-                let mut next: Box<[u16]> = boxes.clone();
-                next[slot] = to as u16;
-                next.sort_unstable();
-                let (player, _) = if dead { (0, Vec::new()) } else { normalise(&next, boxed as usize, &mut occupied) };
-                // Restore the parent's occupancy for the next candidate push.
-                occupied.iter_mut().for_each(|o| *o = false);
-                boxes.iter().for_each(|&b| occupied[b as usize] = true);
+                let player = if dead { 0 } else { child_region.flood(&neighbours, &level.walls, &occupied, boxed as usize) };
+                occupied[to] = false;
+                occupied[boxed as usize] = true;
                 if dead {
                     continue;
                 }
-                let hash = tables.hash(&next, player);
-                if seen.insert(hash, ()).is_some() {
+                let mut next: Box<[u16]> = boxes.clone();
+                next[slot] = to as u16;
+                next.sort_unstable();
+                if !seen.insert(tables.hash(&next, player)) {
                     continue;
                 }
-                let bound = tables.lower_bound(&next);
+                let Some(bound) = tables.lower_bound(&next) else { continue };
                 nodes.push(Node { boxes: next, player, parent: index, push: (boxed, direction as u8), pushes: pushes + 1 });
                 open.push(Reverse((priority(pushes + 1, bound), nodes.len() as u32 - 1)));
             }
@@ -228,9 +354,35 @@ mod tests {
     }
 
     #[test]
+    fn matching_finds_the_cheapest_assignment_or_none() {
+        // Greedy (row 0 takes its cheapest column) would pay 1 + 10; the best is 2 + 3.
+        assert_eq!(minimum_matching(&[1, 2, 3, 10], 2), Some(5));
+        let x = u32::MAX;
+        assert_eq!(minimum_matching(&[4, x, x, 7, 1, 2, x, 0, 9], 3), Some(4 + 2 + 0));
+        // Two boxes that can only reach the same goal: no assignment.
+        assert_eq!(minimum_matching(&[1, x, 2, x], 2), None);
+        assert_eq!(minimum_matching(&[], 0), Some(0));
+        // Brute force over every permutation of a 4x4 agrees.
+        let cost: Vec<u32> = (0..16u32).map(|i| (i * 7 + 3) % 11).collect();
+        let mut best = u32::MAX;
+        for a in 0..4 { for b in 0..4 { for c in 0..4 { for d in 0..4 {
+            let p = [a, b, c, d];
+            if (0..4).all(|i| (0..4).all(|j| i == j || p[i] != p[j])) {
+                best = best.min((0..4).map(|r| cost[r * 4 + p[r]]).sum());
+            }
+        }}}}
+        assert_eq!(minimum_matching(&cost, 4), Some(best));
+    }
+
+    #[test]
     fn proves_unsolvable_and_honours_cancel() {
         let corner = parse_collection("######\n#$  .#\n#  @ #\n######\n").unwrap().remove(0);
         assert_eq!(solve(&corner, None, &AtomicBool::new(false)), Outcome::Unsolvable);
+        // Each box two pushes from the goal of its own corridor.
+        let shared = parse_collection("#######\n#@ $ .#\n## ####\n#  $ .#\n#######\n").unwrap().remove(0);
+        let tables = Tables::new(&shared);
+        let boxes: Vec<u16> = (0..shared.boxes.len()).filter(|&c| shared.boxes[c]).map(|c| c as u16).collect();
+        assert_eq!(tables.lower_bound(&boxes), Some(4));
         let two = parse_collection("######\n#    #\n# $$ #\n# .. #\n#@   #\n######\n").unwrap().remove(0);
         assert!(matches!(solve(&two, None, &AtomicBool::new(false)), Outcome::Solved { .. }));
         let level = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap().remove(0);

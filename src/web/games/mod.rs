@@ -13,6 +13,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod cops;
+pub mod sokoban;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -36,18 +37,25 @@ pub struct GamesConfig {
     pub cops_maps: Option<PathBuf>,
     /// Every finished game's record is written here as JSON lines.
     pub records: Option<PathBuf>,
+    /// The user's Sokoban levels (`*.xsb`, `*.sok`, `*.txt`); levels saved in the editor are
+    /// written here as `NAME.xsb` (without it they last until the server stops).
+    pub sokoban_levels: Option<PathBuf>,
 }
 
 /// Every game's state.
 pub struct Games {
     pub cops: cops::CopsState,
+    pub sokoban: sokoban::SokobanState,
 }
 
 impl Games {
     /// Loads the bundled and the user's maps. A folder that cannot be read is an error; a map
     /// in it that cannot be read is listed with its problem and skipped.
     pub fn new(config: GamesConfig) -> anyhow::Result<Arc<Games>> {
-        Ok(Arc::new(Games { cops: cops::CopsState::new(config.cops_maps, config.records)? }))
+        Ok(Arc::new(Games {
+            cops: cops::CopsState::new(config.cops_maps, config.records)?,
+            sokoban: sokoban::SokobanState::new(config.sokoban_levels)?,
+        }))
     }
 }
 
@@ -58,6 +66,7 @@ pub fn router(games: Arc<Games>) -> Router {
         .route("/assets/projector.js", get(|| asset(PROJECTOR_JS, "text/javascript; charset=utf-8")))
         .route("/assets/projector.css", get(|| asset(PROJECTOR_CSS, "text/css; charset=utf-8")))
         .nest("/cops", cops::router(games.clone()))
+        .nest("/sokoban", sokoban::router(games.clone()))
         .fallback(not_found)
 }
 

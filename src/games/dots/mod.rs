@@ -8,6 +8,8 @@
 //! - [`mcts`]: the computer player, Monte Carlo tree search.
 
 pub mod board;
+pub mod replay;
+pub mod sgf;
 
 pub use board::{Action, Board, Enclosure, End, IllegalMove, MoveOutcome, Player, Point, Rules};
 

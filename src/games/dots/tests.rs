@@ -505,3 +505,77 @@ fn classic_incremental_check_matches_the_whole_board_reference() {
         }
     }
 }
+
+mod sgf_records {
+    use super::*;
+    use crate::games::dots::sgf;
+
+    #[test]
+    fn round_trip_of_random_games_both_rules() {
+        for rules in [Rules::Standard, Rules::Classic] {
+            for seed in 0..5 {
+                let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                let mut b = board(12, 9, rules);
+                while b.end().is_none() && b.move_count() < 80 {
+                    let free = b.free_points();
+                    let (x, y) = free[rng.gen_range(0..free.len())];
+                    b.play(x, y).unwrap();
+                }
+                let text = sgf::write(&b, "Ann", "Bob]");
+                let game = sgf::parse(&text).unwrap();
+                assert_eq!((game.width, game.height, game.rules), (12, 9, Some(rules)));
+                assert_eq!(game.black_name.as_deref(), Some("Bob]"));
+                let again = game.to_board(None).unwrap();
+                assert_eq!(snapshot(&again), snapshot(&b), "{rules:?} seed {seed}");
+                assert_eq!(sgf::write(&again, "Ann", "Bob]"), text);
+            }
+        }
+    }
+
+    #[test]
+    fn reads_what_other_programs_write() {
+        // oppai style: square size, chains after the dot, a variation after the main line.
+        let text = "(;GM[40]FF[4]SZ[9]RU[russian]\n;B[cc];W[cb];W[bc];W[dc];W[cd.cbdccdbc](;B[ee])(;B[ff]))";
+        let game = sgf::parse(text).unwrap();
+        assert_eq!((game.width, game.height), (9, 9));
+        assert_eq!(game.moves.len(), 6);
+        assert_eq!(
+            (game.moves[5].x, game.moves[5].y),
+            (4, 4),
+            "the first variation is the main line"
+        );
+        let b = game.to_board(None).unwrap();
+        assert_eq!(b.captured(Red), 1);
+    }
+
+    #[test]
+    fn errors_name_the_place_in_the_file() {
+        let e = sgf::parse("(;GM[40]SZ[9]\n;B[cc];W[zz])").unwrap_err();
+        assert_eq!((e.line, e.column), (2, 10), "{e}");
+        assert!(e.message.contains("off the 9x9 board"));
+        let e = sgf::parse("(;GM[1]SZ[9])").unwrap_err();
+        assert!(e.message.contains("not a Dots record"), "{e}");
+        let b = sgf::parse("(;GM[40]SZ[9]\n;B[cc]\n;W[cc])").unwrap();
+        let e = b.to_board(None).unwrap_err();
+        assert_eq!((e.line, e.column), (3, 4), "{e}");
+        assert!(e.message.contains("taken"));
+        assert!(e.to_string().starts_with("line 3, column 4"), "{e}");
+        let e = sgf::parse("(;GM[40]SZ[4]").unwrap_err();
+        assert!(
+            e.message.contains("not closed") || e.message.contains("5 to 64"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn big_boards_use_the_extended_letters() {
+        let mut b = board(64, 64, Rules::Standard);
+        b.play(63, 60).unwrap();
+        let text = sgf::write(&b, "", "");
+        assert!(text.contains(";W[-8]"), "{text}");
+        assert_eq!(
+            snapshot(&sgf::parse(&text).unwrap().to_board(None).unwrap()),
+            snapshot(&b)
+        );
+    }
+}

@@ -8,6 +8,7 @@
 //! - [`mcts`]: the computer player, Monte Carlo tree search.
 
 pub mod board;
+pub mod mcts;
 pub mod replay;
 pub mod sgf;
 

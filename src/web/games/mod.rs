@@ -13,6 +13,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod cops;
+pub mod dots;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -41,13 +42,15 @@ pub struct GamesConfig {
 /// Every game's state.
 pub struct Games {
     pub cops: cops::CopsState,
+    pub dots: dots::DotsState,
 }
 
 impl Games {
     /// Loads the bundled and the user's maps. A folder that cannot be read is an error; a map
     /// in it that cannot be read is listed with its problem and skipped.
     pub fn new(config: GamesConfig) -> anyhow::Result<Arc<Games>> {
-        Ok(Arc::new(Games { cops: cops::CopsState::new(config.cops_maps, config.records)? }))
+        let dots = dots::DotsState::new(config.records.clone());
+        Ok(Arc::new(Games { cops: cops::CopsState::new(config.cops_maps, config.records)?, dots }))
     }
 }
 
@@ -58,6 +61,7 @@ pub fn router(games: Arc<Games>) -> Router {
         .route("/assets/projector.js", get(|| asset(PROJECTOR_JS, "text/javascript; charset=utf-8")))
         .route("/assets/projector.css", get(|| asset(PROJECTOR_CSS, "text/css; charset=utf-8")))
         .nest("/cops", cops::router(games.clone()))
+        .nest("/dots", dots::router(games.clone()))
         .fallback(not_found)
 }
 

@@ -249,7 +249,7 @@ impl Board {
     pub fn enclosures(&self) -> &[Enclosure] {
         &self.enclosures
     }
-    pub fn history(&self) -> impl ExactSizeIterator<Item = Action> + '_ {
+    pub fn history(&self) -> impl DoubleEndedIterator<Item = Action> + ExactSizeIterator + '_ {
         self.history.iter().map(|entry| entry.action)
     }
     pub fn move_count(&self) -> usize {

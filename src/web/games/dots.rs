@@ -100,12 +100,20 @@ pub struct DotsState {
 
 impl DotsState {
     pub fn new(records_dir: Option<PathBuf>) -> DotsState {
-        DotsState { rooms: Mutex::new(RoomTable::default()), records_dir }
+        DotsState {
+            rooms: Mutex::new(RoomTable::default()),
+            records_dir,
+        }
     }
 
     fn room(&self, id: &str) -> Result<Arc<Mutex<Room>>, Response> {
         let rooms = self.rooms.lock().expect("rooms lock");
-        rooms.by_id.get(id).cloned().ok_or_else(|| error(StatusCode::NOT_FOUND, format!("no room {id:?} (rooms are kept in memory while the server runs)")))
+        rooms.by_id.get(id).cloned().ok_or_else(|| {
+            error(
+                StatusCode::NOT_FOUND,
+                format!("no room {id:?} (rooms are kept in memory while the server runs)"),
+            )
+        })
     }
 }
 
@@ -123,7 +131,11 @@ pub fn router(games: Arc<Games>) -> Router {
 type App = State<Arc<Games>>;
 
 async fn page() -> Response {
-    ([(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"))], Html(PAGE_HTML)).into_response()
+    (
+        [(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"))],
+        Html(PAGE_HTML),
+    )
+        .into_response()
 }
 
 fn point_char(point: Point) -> char {
@@ -152,7 +164,9 @@ fn player_name(p: Player) -> &'static str {
 /// empty houses.
 fn state_json(room: &Room) -> Value {
     let b = &room.board;
-    let rows: Vec<String> = (0..b.height()).map(|y| (0..b.width()).map(|x| point_char(b.point(x, y))).collect()).collect();
+    let rows: Vec<String> = (0..b.height())
+        .map(|y| (0..b.width()).map(|x| point_char(b.point(x, y))).collect())
+        .collect();
     let last = b.history().rev().find_map(|a| match a {
         crate::games::dots::Action::Dot { x, y, .. } => Some([x, y]),
         _ => None,
@@ -210,17 +224,30 @@ async fn create_room(State(games): App, body: Bytes) -> Response {
     };
     let board = match Board::new(request.width, request.height, request.rules) {
         Ok(b) => b,
-        Err(message) => return super::error_with(StatusCode::BAD_REQUEST, json!({"error": message, "field": "width"})),
+        Err(message) => {
+            return super::error_with(
+                StatusCode::BAD_REQUEST,
+                json!({"error": message, "field": "width"}),
+            )
+        }
     };
     let level_number = request.level.unwrap_or(mcts::DEFAULT_LEVEL);
     let Some(level) = mcts::level(level_number) else {
-        return super::error_with(StatusCode::BAD_REQUEST, json!({"error": format!("level {level_number}: expected 1 to 4"), "field": "level"}));
+        return super::error_with(
+            StatusCode::BAD_REQUEST,
+            json!({"error": format!("level {level_number}: expected 1 to 4"), "field": "level"}),
+        );
     };
     let ai_player = match (request.mode, request.ai_plays) {
         (Mode::Ai, None) => Some(Player::Black),
         (Mode::Ai, Some(seat)) => match seat.player() {
             Some(p) => Some(p),
-            None => return super::error_with(StatusCode::BAD_REQUEST, json!({"error": "ai_plays: red or black", "field": "ai_plays"})),
+            None => {
+                return super::error_with(
+                    StatusCode::BAD_REQUEST,
+                    json!({"error": "ai_plays: red or black", "field": "ai_plays"}),
+                )
+            }
         },
         _ => None,
     };
@@ -270,8 +297,15 @@ async fn room_sgf(State(games): App, Path(id): Path<String>) -> Response {
     let disposition = format!("attachment; filename=\"dots-{id}.sgf\"");
     (
         [
-            (header::CONTENT_TYPE, HeaderValue::from_static("application/x-go-sgf")),
-            (header::CONTENT_DISPOSITION, HeaderValue::from_str(&disposition).unwrap_or(HeaderValue::from_static("attachment"))),
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/x-go-sgf"),
+            ),
+            (
+                header::CONTENT_DISPOSITION,
+                HeaderValue::from_str(&disposition)
+                    .unwrap_or(HeaderValue::from_static("attachment")),
+            ),
         ],
         text,
     )
@@ -305,13 +339,21 @@ enum ActionRequest {
 fn apply(room: &mut Room, action: ActionRequest) -> Result<(), (StatusCode, String)> {
     let conflict = |m: String| (StatusCode::CONFLICT, m);
     let seat = match &action {
-        ActionRequest::Move { seat, .. } | ActionRequest::Undo { seat } | ActionRequest::Ground { seat } | ActionRequest::Resign { seat } => *seat,
+        ActionRequest::Move { seat, .. }
+        | ActionRequest::Undo { seat }
+        | ActionRequest::Ground { seat }
+        | ActionRequest::Resign { seat } => *seat,
     };
     // Who acts: in a network room the seat, elsewhere whoever's turn it is (the human's in an AI room).
     let actor = match room.mode {
         Mode::Network => match seat.and_then(Seat::player) {
             Some(p) => p,
-            None => return Err((StatusCode::FORBIDDEN, "spectators watch: take the red or the black seat to play".into())),
+            None => {
+                return Err((
+                    StatusCode::FORBIDDEN,
+                    "spectators watch: take the red or the black seat to play".into(),
+                ))
+            }
         },
         Mode::Ai => room.ai_player.expect("AI room has an AI player").other(),
         Mode::Local => room.board.to_move(),
@@ -319,18 +361,29 @@ fn apply(room: &mut Room, action: ActionRequest) -> Result<(), (StatusCode, Stri
     match action {
         ActionRequest::Move { x, y, .. } => {
             if room.board.to_move() != actor {
-                return Err(conflict(format!("it is {}'s turn", player_name(room.board.to_move()))));
+                return Err(conflict(format!(
+                    "it is {}'s turn",
+                    player_name(room.board.to_move())
+                )));
             }
-            room.board.play_as(x, y, actor).map_err(|e| conflict(e.to_string()))?;
+            room.board
+                .play_as(x, y, actor)
+                .map_err(|e| conflict(e.to_string()))?;
         }
         ActionRequest::Undo { .. } => {
             // Take back the last dot; against the computer, back to the human's turn; over the
             // network only one's own last dot.
-            let last_by = |b: &Board| b.history().last().map(|a| match a {
-                crate::games::dots::Action::Dot { player, .. } | crate::games::dots::Action::Ground { player } | crate::games::dots::Action::Resign { player } => player,
-            });
+            let last_by = |b: &Board| {
+                b.history().last().map(|a| match a {
+                    crate::games::dots::Action::Dot { player, .. }
+                    | crate::games::dots::Action::Ground { player }
+                    | crate::games::dots::Action::Resign { player } => player,
+                })
+            };
             match room.mode {
-                Mode::Network if last_by(&room.board) != Some(actor) => return Err(conflict("only your own last move can be taken back".into())),
+                Mode::Network if last_by(&room.board) != Some(actor) => {
+                    return Err(conflict("only your own last move can be taken back".into()))
+                }
                 _ => {}
             }
             if room.board.undo().is_none() {
@@ -345,9 +398,14 @@ fn apply(room: &mut Room, action: ActionRequest) -> Result<(), (StatusCode, Stri
             }
         }
         ActionRequest::Ground { .. } => {
-            room.board.ground(actor).map_err(|e| conflict(e.to_string()))?;
+            room.board
+                .ground(actor)
+                .map_err(|e| conflict(e.to_string()))?;
         }
-        ActionRequest::Resign { .. } => room.board.resign(actor).map_err(|e| conflict(e.to_string()))?,
+        ActionRequest::Resign { .. } => room
+            .board
+            .resign(actor)
+            .map_err(|e| conflict(e.to_string()))?,
     }
     Ok(())
 }
@@ -375,18 +433,24 @@ async fn after_change(games: &Arc<Games>, room: Arc<Mutex<Room>>) -> Value {
         let task = {
             let r = room.lock().expect("room lock");
             match r.ai_player {
-                Some(ai) if r.board.end().is_none() && r.board.to_move() == ai => Some((r.board.clone(), r.seed, r.level, r.rng.clone())),
+                Some(ai) if r.board.end().is_none() && r.board.to_move() == ai => {
+                    Some((r.board.clone(), r.seed, r.level, r.rng.clone()))
+                }
                 _ => None,
             }
         };
-        let Some((board, seed, level, mut rng)) = task else { break };
+        let Some((board, seed, level, mut rng)) = task else {
+            break;
+        };
         let moves_before = board.move_count();
         let (choice, rng) = tokio::task::spawn_blocking(move || {
             let clock = Instant::now();
             let limit = Duration::from_millis(level.millis);
             let choice = match seed {
                 Some(_) => mcts::choose_move(&board, level.iterations, &mut rng, &mut || false),
-                None => mcts::choose_move(&board, u32::MAX, &mut rng, &mut || clock.elapsed() >= limit),
+                None => {
+                    mcts::choose_move(&board, u32::MAX, &mut rng, &mut || clock.elapsed() >= limit)
+                }
             };
             (choice, rng)
         })
@@ -401,7 +465,9 @@ async fn after_change(games: &Arc<Games>, room: Arc<Mutex<Room>>) -> Value {
         match choice {
             Some(c) => {
                 let ai = r.ai_player.expect("ai");
-                r.board.play_as(c.x, c.y, ai).expect("the computer plays a legal point");
+                r.board
+                    .play_as(c.x, c.y, ai)
+                    .expect("the computer plays a legal point");
             }
             None => break,
         }
@@ -427,7 +493,12 @@ struct SocketQuery {
     seat: Option<Seat>,
 }
 
-async fn room_socket(State(games): App, Path(id): Path<String>, Query(query): Query<SocketQuery>, upgrade: WebSocketUpgrade) -> Response {
+async fn room_socket(
+    State(games): App,
+    Path(id): Path<String>,
+    Query(query): Query<SocketQuery>,
+    upgrade: WebSocketUpgrade,
+) -> Response {
     let room = match games.dots.room(&id) {
         Ok(room) => room,
         Err(response) => return response,
@@ -444,7 +515,12 @@ fn seat_index(seat: Seat) -> usize {
     }
 }
 
-async fn serve_socket(games: Arc<Games>, room: Arc<Mutex<Room>>, seat: Seat, mut socket: WebSocket) {
+async fn serve_socket(
+    games: Arc<Games>,
+    room: Arc<Mutex<Room>>,
+    seat: Seat,
+    mut socket: WebSocket,
+) {
     let mut updates = {
         let mut r = room.lock().expect("room lock");
         r.connected[seat_index(seat)] += 1;

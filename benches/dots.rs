@@ -109,7 +109,7 @@ fn main() {
         let clock = Instant::now();
         let c = choose_move(&board, default.iterations, &mut rng, &mut || false).unwrap();
         let s = clock.elapsed().as_secs_f64();
-        if board.move_count() % 4 == 0 {
+        if board.move_count().is_multiple_of(4) {
             seconds += s;
             iterations += c.iterations as u64;
             timed += 1;

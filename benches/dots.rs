@@ -6,6 +6,9 @@
 //!    GAMES games (default 200) on 10x10 under each rule set, colours alternating.
 //! 3. Levels: level 2's budget against level 1's, GAMES games on 10x10, standard rules.
 //!
+//! `cargo bench --profile test --bench dots -- clock` instead checks the time limit: the default
+//! level thinking with its clock on 30 positions of a 20x15 game, the longest answer.
+//!
 //! Reproducible: every game is seeded (game i uses seed i), the AI searches fixed iteration
 //! budgets, so the figures do not depend on the machine's load (only the timings do).
 
@@ -91,7 +94,42 @@ fn matchup(
     );
 }
 
+/// The default level on its clock: how long the answers really take (search plus set-up).
+fn clock_check() {
+    let default = mcts::level(mcts::DEFAULT_LEVEL).unwrap();
+    let limit = default.search_time();
+    let mut board = Board::new(20, 15, Rules::Standard).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let (mut worst, mut total, mut n) = (0.0f64, 0.0, 0);
+    while board.end().is_none() && n < 30 {
+        let clock = Instant::now();
+        let c = choose_move(&board, u32::MAX, &mut rng, &mut || clock.elapsed() >= limit).unwrap();
+        let s = clock.elapsed().as_secs_f64();
+        worst = worst.max(s);
+        total += s;
+        n += 1;
+        board.play(c.x, c.y).unwrap();
+        // Random replies spread the game over the board faster.
+        let free = board.free_points();
+        if board.end().is_none() {
+            let (x, y) = free[rng.gen_range(0..free.len())];
+            board.play(x, y).unwrap();
+        }
+    }
+    println!(
+        "clock: level {} ({} ms), {n} moves on 20x15: mean {:.3} s, longest {:.3} s",
+        default.level,
+        default.millis,
+        total / n as f64,
+        worst
+    );
+}
+
 fn main() {
+    if std::env::args().any(|a| a == "clock") {
+        clock_check();
+        return;
+    }
     let games: u64 = std::env::args()
         .skip(1)
         .find(|a| !a.starts_with('-'))

@@ -5,7 +5,7 @@
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{bail, Context};
 use boardwatch::games::dots::board::{Board, Point, Rules};
@@ -144,7 +144,7 @@ fn run_move(args: MoveArgs) -> anyhow::Result<ExitCode> {
             &mut || false,
         ),
         None => {
-            let limit = Duration::from_millis(level.millis);
+            let limit = level.search_time();
             mcts::choose_move(
                 &board,
                 u32::MAX,

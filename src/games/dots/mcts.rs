@@ -52,6 +52,14 @@ pub const LEVELS: [Level; 4] = [
 ];
 pub const DEFAULT_LEVEL: u8 = 2;
 
+impl Level {
+    /// How long to let the search run so that the answer, set-up included (trying every
+    /// candidate for captures at the root), comes within the level's time.
+    pub fn search_time(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.millis * 85 / 100)
+    }
+}
+
 pub fn level(n: u8) -> Option<Level> {
     LEVELS.iter().copied().find(|l| l.level == n)
 }

@@ -20,7 +20,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use axum::body::Bytes;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
@@ -445,7 +445,7 @@ async fn after_change(games: &Arc<Games>, room: Arc<Mutex<Room>>) -> Value {
         let moves_before = board.move_count();
         let (choice, rng) = tokio::task::spawn_blocking(move || {
             let clock = Instant::now();
-            let limit = Duration::from_millis(level.millis);
+            let limit = level.search_time();
             let choice = match seed {
                 Some(_) => mcts::choose_move(&board, level.iterations, &mut rng, &mut || false),
                 None => {

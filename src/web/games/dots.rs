@@ -434,6 +434,8 @@ async fn after_change(games: &Arc<Games>, room: Arc<Mutex<Room>>) -> Value {
             let r = room.lock().expect("room lock");
             match r.ai_player {
                 Some(ai) if r.board.end().is_none() && r.board.to_move() == ai => {
+                    // Show the human's dot while the computer thinks.
+                    let _ = r.updates.send(state_json(&r).to_string());
                     Some((r.board.clone(), r.seed, r.level, r.rng.clone()))
                 }
                 _ => None,

@@ -180,4 +180,38 @@ fn a_capture_is_drawn_and_a_dot_is_placed_with_the_mouse() {
         near(pixel(&image, ((ax + bx) / 2.0, (ay + by) / 2.0)), RED),
         "the enclosing chain is drawn"
     );
+
+    // Projector mode (P): the grid fills the screen; the dots are still where the page says.
+    let normal_cell = point_centre(&tab, 1, 0).0 - point_centre(&tab, 0, 0).0;
+    tab.press_key("p").unwrap();
+    wait_for(
+        &tab,
+        "projector mode",
+        "document.body.classList.contains('projector')",
+        |v| v == &Value::Bool(true),
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let png = tab
+        .capture_screenshot(CaptureScreenshotFormatOption::Png, None, None, true)
+        .unwrap();
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("dots-projector.png");
+    std::fs::write(&out, &png).unwrap();
+    eprintln!("screenshot: {}", out.display());
+    let image = image::load_from_memory(&png).unwrap().to_rgba8();
+    let cell = point_centre(&tab, 1, 0).0 - point_centre(&tab, 0, 0).0;
+    let screen = eval(&tab, "innerHeight").as_f64().unwrap();
+    assert!(
+        cell > normal_cell && cell * 9.0 > screen - 160.0,
+        "the grid fills the screen: {normal_cell} -> {cell} px a point, {screen} px high"
+    );
+    for (x, y) in [(4, 3), (3, 4), (5, 4), (4, 5)] {
+        assert!(
+            near(pixel(&image, point_centre(&tab, x, y)), RED),
+            "projector: red dot at ({x}, {y})"
+        );
+    }
+    assert!(
+        near(pixel(&image, point_centre(&tab, 6, 6)), BLACK),
+        "projector: black dot"
+    );
 }

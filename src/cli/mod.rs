@@ -3,6 +3,7 @@
 mod calibrate;
 mod cops;
 mod detect;
+mod dots;
 mod overlay_video;
 mod pdn;
 mod replay;
@@ -53,6 +54,9 @@ pub enum Command {
     /// Cops and Robbers (classic): solve a map, play it in the terminal, run matches.
     #[command(subcommand)]
     Cops(cops::CopsCommand),
+    /// Dots (Kropki): replay games for differential tests, read SGF records, computer moves.
+    #[command(subcommand)]
+    Dots(dots::DotsCommand),
     /// Serve the grid games' pages (Cops and Robbers) for play on a screen or a projected board.
     Play(play::PlayArgs),
 }
@@ -93,6 +97,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Render(args) => render::run(*args),
         Command::Sokoban(command) => sokoban::run(command),
         Command::Cops(command) => cops::run(command),
+        Command::Dots(command) => dots::run(command),
         Command::Play(args) => play::run(args),
     }
 }

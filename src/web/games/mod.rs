@@ -14,6 +14,7 @@
 
 pub mod cops;
 pub mod sokoban;
+pub mod dots;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -46,15 +47,18 @@ pub struct GamesConfig {
 pub struct Games {
     pub cops: cops::CopsState,
     pub sokoban: sokoban::SokobanState,
+    pub dots: dots::DotsState,
 }
 
 impl Games {
     /// Loads the bundled and the user's maps. A folder that cannot be read is an error; a map
     /// in it that cannot be read is listed with its problem and skipped.
     pub fn new(config: GamesConfig) -> anyhow::Result<Arc<Games>> {
+        let dots = dots::DotsState::new(config.records.clone());
         Ok(Arc::new(Games {
             cops: cops::CopsState::new(config.cops_maps, config.records)?,
             sokoban: sokoban::SokobanState::new(config.sokoban_levels)?,
+            dots,
         }))
     }
 }
@@ -67,6 +71,7 @@ pub fn router(games: Arc<Games>) -> Router {
         .route("/assets/projector.css", get(|| asset(PROJECTOR_CSS, "text/css; charset=utf-8")))
         .nest("/cops", cops::router(games.clone()))
         .nest("/sokoban", sokoban::router(games.clone()))
+        .nest("/dots", dots::router(games.clone()))
         .fallback(not_found)
 }
 

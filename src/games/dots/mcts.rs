@@ -1,0 +1,428 @@
+//! The computer player: Monte Carlo tree search (UCT) with the game's usual heuristics.
+//!
+//! - Candidates are the free points within two steps of a dot already on the board (play far
+//!   from everything is almost never right in Dots); houses are left out: one's own is wasted,
+//!   the enemy's is suicide under the standard rules.
+//! - Tactics: each candidate is tried for both players when its node is expanded; a dot that
+//!   captures, or that takes the point where the enemy would capture, starts with virtual wins
+//!   (progressive bias) and is expanded first.
+//! - Playouts answer locally: half the time next to the previous dot, else anywhere, and never
+//!   into a house; they run to the end of the board and score win/draw/loss by captured dots.
+//! - One working board is played down the tree and through the playout, then taken back with
+//!   [`Board::undo`], so an iteration costs no copy of the board.
+//!
+//! Deterministic given the RNG and an iteration budget; with a time budget the caller's `stop`
+//! closure (which owns the clock) ends the search. The move is always one of the legal points.
+
+use rand::seq::SliceRandom;
+use rand::Rng;
+
+use super::board::{Board, Player};
+
+/// Strength levels: thinking time per move and the iteration count that stands for it when a
+/// game must be reproducible.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Level {
+    pub level: u8,
+    pub millis: u64,
+    pub iterations: u32,
+}
+
+pub const LEVELS: [Level; 4] = [
+    Level {
+        level: 1,
+        millis: 100,
+        iterations: 300,
+    },
+    Level {
+        level: 2,
+        millis: 400,
+        iterations: 1_200,
+    },
+    Level {
+        level: 3,
+        millis: 1_500,
+        iterations: 5_000,
+    },
+    Level {
+        level: 4,
+        millis: 5_000,
+        iterations: 20_000,
+    },
+];
+pub const DEFAULT_LEVEL: u8 = 2;
+
+impl Level {
+    /// How long to let the search run so that the answer, set-up included (trying every
+    /// candidate for captures at the root), comes within the level's time.
+    pub fn search_time(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.millis * 85 / 100)
+    }
+}
+
+pub fn level(n: u8) -> Option<Level> {
+    LEVELS.iter().copied().find(|l| l.level == n)
+}
+
+/// Exploration constant of UCT (rewards are in 0..=1).
+const EXPLORATION: f32 = 0.8;
+
+struct Node {
+    /// The point played to reach this node (unused at the root).
+    pos: u32,
+    /// Who played it.
+    player: Player,
+    visits: u32,
+    /// Sum of rewards for `player`.
+    wins: f32,
+    children: Vec<u32>,
+    /// Moves not expanded yet, with their tactical value; the best is expanded last-in-first.
+    untried: Vec<(u32, u32)>,
+}
+
+/// Virtual visits given to a tactical move, and the share of them counted as won.
+const PRIOR_VISITS: f32 = 20.0;
+
+/// What the search found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Choice {
+    pub x: usize,
+    pub y: usize,
+    pub iterations: u32,
+}
+
+/// Choose a dot for the player to move. `max_iterations` bounds the search; `stop` is asked
+/// before every iteration (return true to stop: the clock). None when the game is over.
+pub fn choose_move<R: Rng>(
+    board: &Board,
+    max_iterations: u32,
+    rng: &mut R,
+    stop: &mut dyn FnMut() -> bool,
+) -> Option<Choice> {
+    if board.end().is_some() {
+        return None;
+    }
+    let mut work = board.clone();
+    work.record_enclosures = false;
+    let root_moves = candidates(&mut work, rng);
+    if root_moves.is_empty() {
+        return None;
+    }
+    if root_moves.len() == 1 {
+        let (x, y) = work.xy(root_moves[0].0 as usize);
+        return Some(Choice {
+            x,
+            y,
+            iterations: 0,
+        });
+    }
+    let mut nodes = vec![Node {
+        pos: 0,
+        player: work.to_move().other(),
+        visits: 0,
+        wins: 0.0,
+        children: Vec::new(),
+        untried: root_moves,
+    }];
+    let mut path: Vec<u32> = Vec::new();
+    let mut free: Vec<u32> = Vec::new();
+    let mut iterations = 0;
+    while iterations < max_iterations && !(iterations > 0 && stop()) {
+        iterations += 1;
+        path.clear();
+        path.push(0);
+        let mut played = 0;
+        // Selection: descend through fully expanded nodes.
+        let mut current = 0usize;
+        while nodes[current].untried.is_empty() && !nodes[current].children.is_empty() {
+            let parent_visits = nodes[current].visits.max(1) as f32;
+            let log = parent_visits.ln();
+            let best = *nodes[current]
+                .children
+                .iter()
+                .max_by(|&&a, &&b| {
+                    let ucb = |i: u32| {
+                        let n = &nodes[i as usize];
+                        let visits = n.visits.max(1) as f32;
+                        n.wins / visits + EXPLORATION * (log / visits).sqrt()
+                    };
+                    ucb(a).total_cmp(&ucb(b))
+                })
+                .expect("children");
+            current = best as usize;
+            let node = &nodes[current];
+            work.play_pos(node.pos as usize, node.player);
+            played += 1;
+            path.push(best);
+        }
+        // Expansion: the most promising untried move.
+        if !nodes[current].untried.is_empty() && work.end().is_none() {
+            let (pos, value) = nodes[current].untried.pop().expect("untried");
+            let player = work.to_move();
+            work.play_pos(pos as usize, player);
+            played += 1;
+            let untried = if work.end().is_none() {
+                candidates(&mut work, rng)
+            } else {
+                Vec::new()
+            };
+            let (visits, wins) = if value > 0 {
+                // Optimistic: counted as won, so the search looks at it closely; its real
+                // results soon outweigh the bias if the tactic is a trap.
+                let visits = PRIOR_VISITS * (value as f32).min(4.0) / 4.0 + PRIOR_VISITS / 2.0;
+                (visits as u32, visits.floor())
+            } else {
+                (0, 0.0)
+            };
+            nodes.push(Node {
+                pos,
+                player,
+                visits,
+                wins,
+                children: Vec::new(),
+                untried,
+            });
+            let child = (nodes.len() - 1) as u32;
+            nodes[current].children.push(child);
+            path.push(child);
+        }
+        // Playout, then back to the root position.
+        played += playout(&mut work, rng, &mut free);
+        let red_reward = reward(work.score_margin());
+        for _ in 0..played {
+            work.undo();
+        }
+        for &i in &path {
+            let node = &mut nodes[i as usize];
+            node.visits += 1;
+            node.wins += if node.player == Player::Red {
+                red_reward
+            } else {
+                1.0 - red_reward
+            };
+        }
+    }
+    let best = nodes[0].children.iter().max_by_key(|&&c| {
+        (
+            nodes[c as usize].visits,
+            std::cmp::Reverse(nodes[c as usize].pos),
+        )
+    })?;
+    let (x, y) = work.xy(nodes[*best as usize].pos as usize);
+    Some(Choice { x, y, iterations })
+}
+
+/// Red's reward for a finished playout: mostly the result, partly the margin (so the search
+/// sees a dot won even when random play would decide the game anyway).
+fn reward(red_margin: i64) -> f32 {
+    let result = match red_margin {
+        m if m > 0 => 1.0,
+        0 => 0.5,
+        _ => 0.0,
+    };
+    let margin = 0.5 + 0.5 * (red_margin as f32 / 8.0).clamp(-1.0, 1.0);
+    0.7 * result + 0.3 * margin
+}
+
+/// Free points outside houses: the ones worth playing.
+fn is_candidate(board: &Board, pos: usize) -> bool {
+    board.is_free(pos) && board.house_at(pos).is_none()
+}
+
+/// Candidate moves with their tactical value (dots the mover would win there plus dots the
+/// enemy would win there), ordered for expansion: the best last, ties in random order.
+fn candidates<R: Rng>(board: &mut Board, rng: &mut R) -> Vec<(u32, u32)> {
+    let points = candidate_points(board, rng);
+    let me = board.to_move();
+    let mut out: Vec<(u32, u32)> = points
+        .into_iter()
+        .map(|pos| {
+            let value = gain(board, pos as usize, me) + gain(board, pos as usize, me.other());
+            (pos, value)
+        })
+        .collect();
+    // Stable sort keeps the random order among equals.
+    out.sort_by_key(|&(_, value)| value);
+    out
+}
+
+/// Dots `player` would win by playing at `pos` now (tried and taken back).
+fn gain(board: &mut Board, pos: usize, player: Player) -> u32 {
+    let before = board.captured(player) as i64 - board.captured(player.other()) as i64;
+    let outcome = board.play_pos(pos, player);
+    let after = board.captured(player) as i64 - board.captured(player.other()) as i64;
+    board.undo();
+    if outcome.captured {
+        (after - before).max(0) as u32
+    } else {
+        0
+    }
+}
+
+/// Candidate points in random order: free points within two steps of a dot, else near the
+/// middle on an empty board, else any free point.
+fn candidate_points<R: Rng>(board: &Board, rng: &mut R) -> Vec<u32> {
+    let (w, h) = (board.width(), board.height());
+    let mut near = vec![false; board.padded_len()];
+    let mut any_dot = false;
+    for y in 0..h {
+        for x in 0..w {
+            if board.has_dot(board.pos(x, y)) {
+                any_dot = true;
+                for ny in y.saturating_sub(2)..(y + 3).min(h) {
+                    for nx in x.saturating_sub(2)..(x + 3).min(w) {
+                        near[board.pos(nx, ny)] = true;
+                    }
+                }
+            }
+        }
+    }
+    if !any_dot {
+        let (cx, cy) = (w / 2, h / 2);
+        for y in cy - 1..=cy + 1 {
+            for x in cx - 1..=cx + 1 {
+                near[board.pos(x, y)] = true;
+            }
+        }
+    }
+    let mut out: Vec<u32> = (0..board.padded_len())
+        .filter(|&p| near[p] && is_candidate(board, p))
+        .map(|p| p as u32)
+        .collect();
+    if out.is_empty() {
+        out = (0..board.padded_len())
+            .filter(|&p| is_candidate(board, p))
+            .map(|p| p as u32)
+            .collect();
+    }
+    out.shuffle(rng);
+    out
+}
+
+/// Play to the end of the board. Returns the number of dots played (for undo).
+fn playout<R: Rng>(board: &mut Board, rng: &mut R, free: &mut Vec<u32>) -> usize {
+    free.clear();
+    free.extend(
+        (0..board.padded_len())
+            .filter(|&p| is_candidate(board, p))
+            .map(|p| p as u32),
+    );
+    let mut played = 0;
+    let mut last: Option<usize> = None;
+    while board.end().is_none() {
+        let mut choice = None;
+        if let Some(last) = last {
+            if rng.gen_bool(0.5) {
+                let around = board.neighbours8(last);
+                let start = rng.gen_range(0..8);
+                choice = (0..8)
+                    .map(|i| around[(start + i) % 8])
+                    .find(|&p| is_candidate(board, p));
+            }
+        }
+        if choice.is_none() {
+            while !free.is_empty() {
+                let i = rng.gen_range(0..free.len());
+                let p = free.swap_remove(i) as usize;
+                if is_candidate(board, p) {
+                    choice = Some(p);
+                    break;
+                }
+            }
+        }
+        let Some(pos) = choice else { break };
+        let player = board.to_move();
+        board.play_pos(pos, player);
+        played += 1;
+        last = Some(pos);
+    }
+    played
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::dots::board::{Point, Rules};
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    fn never() -> impl FnMut() -> bool {
+        || false
+    }
+
+    #[test]
+    fn same_seed_same_move_and_always_legal() {
+        for rules in [Rules::Standard, Rules::Classic] {
+            let mut b = Board::new(8, 8, rules).unwrap();
+            let mut game_rng = ChaCha8Rng::seed_from_u64(1);
+            while b.end().is_none() {
+                let a = choose_move(
+                    &b,
+                    60,
+                    &mut ChaCha8Rng::seed_from_u64(b.move_count() as u64),
+                    &mut never(),
+                )
+                .unwrap();
+                let again = choose_move(
+                    &b,
+                    60,
+                    &mut ChaCha8Rng::seed_from_u64(b.move_count() as u64),
+                    &mut never(),
+                )
+                .unwrap();
+                assert_eq!(a, again, "deterministic given the seed");
+                assert!(
+                    b.is_free(b.pos(a.x, a.y)),
+                    "{rules:?}: ({}, {}) is not free",
+                    a.x,
+                    a.y
+                );
+                b.play(a.x, a.y).unwrap();
+                // Mix in random dots so the AI meets many positions.
+                if b.end().is_none() {
+                    let free = b.free_points();
+                    let (x, y) = free[game_rng.gen_range(0..free.len())];
+                    b.play(x, y).unwrap();
+                }
+            }
+            assert!(
+                choose_move(&b, 10, &mut game_rng, &mut never()).is_none(),
+                "no move once the game is over"
+            );
+        }
+    }
+
+    #[test]
+    fn takes_a_free_capture() {
+        // Black dot with three red neighbours: red to move closes the ring.
+        let mut b = Board::new(9, 9, Rules::Standard).unwrap();
+        for (x, y, p) in [
+            (4, 4, Player::Black),
+            (4, 3, Player::Red),
+            (0, 8, Player::Black),
+            (3, 4, Player::Red),
+            (8, 0, Player::Black),
+            (5, 4, Player::Red),
+            (8, 8, Player::Black),
+        ] {
+            b.play_as(x, y, p).unwrap();
+        }
+        assert_eq!(b.to_move(), Player::Red);
+        let c = choose_move(&b, 2000, &mut ChaCha8Rng::seed_from_u64(7), &mut never()).unwrap();
+        assert_eq!((c.x, c.y), (4, 5), "closing the ring wins a dot");
+        b.play(c.x, c.y).unwrap();
+        assert_eq!(b.point(4, 4), Point::CapturedDot(Player::Black));
+    }
+
+    #[test]
+    fn stops_when_told() {
+        let b = Board::new(20, 15, Rules::Standard).unwrap();
+        let mut asked = 0;
+        let c = choose_move(&b, u32::MAX, &mut ChaCha8Rng::seed_from_u64(0), &mut || {
+            asked += 1;
+            asked > 10
+        })
+        .unwrap();
+        assert_eq!(c.iterations, 11);
+    }
+}

@@ -181,6 +181,8 @@ pub struct PlanCounts {
     pub failed: u32,
     /// Longest planning time of an on-time plan, in microseconds.
     pub worst_micros: u64,
+    /// Sum of the on-time plans' planning times, in microseconds (for the mean).
+    pub total_micros: u64,
 }
 
 /// Plays one game from `seed` between two players; returns its record.
@@ -234,7 +236,10 @@ pub fn plan_counts(record: &GameRecord, role: Role) -> PlanCounts {
     for round in &record.rounds {
         counts.plans += 1;
         match round.outcome(role) {
-            PlanOutcome::OnTime { micros } => counts.worst_micros = counts.worst_micros.max(*micros),
+            PlanOutcome::OnTime { micros } => {
+                counts.worst_micros = counts.worst_micros.max(*micros);
+                counts.total_micros += micros;
+            }
             PlanOutcome::Late => counts.late += 1,
             PlanOutcome::Failed { .. } => counts.failed += 1,
         }

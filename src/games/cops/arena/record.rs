@@ -26,6 +26,13 @@ pub struct GameRecord {
     pub payoff: i64,
 }
 
+impl GameRecord {
+    /// What decides the game besides the seed: every round's plans (not how long they took).
+    pub fn plans(&self) -> Vec<(u32, Option<Plan>, Option<Plan>)> {
+        self.rounds.iter().map(|r| (r.t, r.thief.clone(), r.police.clone())).collect()
+    }
+}
+
 /// The plans taken at tick `t`; `None` when the player gave none in time (it stayed k ticks).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Round {

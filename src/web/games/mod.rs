@@ -13,6 +13,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod cops;
+pub mod cops_arena;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -58,6 +59,7 @@ pub fn router(games: Arc<Games>) -> Router {
         .route("/assets/projector.js", get(|| asset(PROJECTOR_JS, "text/javascript; charset=utf-8")))
         .route("/assets/projector.css", get(|| asset(PROJECTOR_CSS, "text/css; charset=utf-8")))
         .nest("/cops", cops::router(games.clone()))
+        .nest("/cops-arena", cops_arena::router())
         .fallback(not_found)
 }
 

@@ -15,6 +15,7 @@
 pub mod astar;
 pub mod engine;
 pub mod external;
+pub mod live;
 pub mod params;
 pub mod players;
 pub mod record;

@@ -98,7 +98,11 @@ fn the_page_plays_a_human_thief_and_draws_what_the_server_holds() {
     tab.navigate_to(&server.url("/cops-arena")).unwrap().wait_until_navigated().unwrap();
 
     // A human thief: the page stops at the planning tick and shows the planner.
-    tab.evaluate(r#"document.getElementById("thief").value = "human"; document.getElementById("police").value = "strong"; document.getElementById("seed").value = "4""#, false).unwrap();
+    tab.evaluate(
+        r#"document.getElementById("thief").value = "human"; document.getElementById("police").value = "strong"; document.getElementById("seed").value = "4""#,
+        false,
+    )
+    .unwrap();
     click(&tab, "#start");
     wait_for(&tab, "the planner", r#"!document.getElementById("planner").hidden"#, |v| v == true);
     let before = eval(&tab, "arena.match.board.thief");
@@ -114,7 +118,11 @@ fn the_page_plays_a_human_thief_and_draws_what_the_server_holds() {
     assert!(before.is_array());
 
     // Computer against computer, played to the end.
-    tab.evaluate(r#"document.getElementById("thief").value = "astar"; document.getElementById("police").value = "strong"; document.getElementById("seed").value = "7""#, false).unwrap();
+    tab.evaluate(
+        r#"document.getElementById("thief").value = "astar"; document.getElementById("police").value = "strong"; document.getElementById("seed").value = "7""#,
+        false,
+    )
+    .unwrap();
     click(&tab, "#start");
     click(&tab, "#play");
     wait_for(&tab, "the end of the match", "arena.match && arena.match.status", |v| v == "over");
@@ -150,6 +158,10 @@ fn the_page_plays_a_human_thief_and_draws_what_the_server_holds() {
     }
     let gate = &board["gates"][0][0];
     if &board["thief"] != gate {
-        assert!(near(colour_at(gate, 0.4), [0x2a, 0x9d, 0x3a]) || near(colour_at(gate, 0.4), [0x7a, 0x4a, 0x1d]), "a gate square is green (or under a wall): {:?}", colour_at(gate, 0.4));
+        assert!(
+            near(colour_at(gate, 0.4), [0x2a, 0x9d, 0x3a]) || near(colour_at(gate, 0.4), [0x7a, 0x4a, 0x1d]),
+            "a gate square is green (or under a wall): {:?}",
+            colour_at(gate, 0.4)
+        );
     }
 }

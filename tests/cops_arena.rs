@@ -126,7 +126,11 @@ fn a_malformed_plan_is_dropped() {
     let record = play_game(&params, 4, thief, Box::new(Short), Clock::Limited(Duration::from_millis(200)));
     let counts = plan_counts(&record, Role::Police);
     assert_eq!(counts.failed, counts.plans);
-    assert!(matches!(&record.rounds[0].police_outcome, PlanOutcome::Failed { why } if why.contains("2 move lists for 5 pieces")), "{:?}", record.rounds[0].police_outcome);
+    assert!(
+        matches!(&record.rounds[0].police_outcome, PlanOutcome::Failed { why } if why.contains("2 move lists for 5 pieces")),
+        "{:?}",
+        record.rounds[0].police_outcome
+    );
     replay(&record).unwrap();
 }
 
@@ -175,7 +179,11 @@ fn the_sample_python_player_plays_both_roles_in_time() {
     let as_thief = play_seeded(&params, 3, &sample, &PlayerSpec::Stay, limit).unwrap();
     let counts = plan_counts(&as_thief, Role::Thief);
     assert_eq!((counts.late, counts.failed), (0, 0), "{:?}", as_thief.rounds);
-    assert!(matches!(as_thief.ending, Ending::Escaped { .. } | Ending::Caught { .. }), "a thief walking to the gates against standing police ends the game: {:?}", as_thief.ending);
+    assert!(
+        matches!(as_thief.ending, Ending::Escaped { .. } | Ending::Caught { .. }),
+        "a thief walking to the gates against standing police ends the game: {:?}",
+        as_thief.ending
+    );
     let as_police = play_seeded(&params, 3, &PlayerSpec::Stay, &sample, limit).unwrap();
     let counts = plan_counts(&as_police, Role::Police);
     assert_eq!((counts.late, counts.failed), (0, 0));

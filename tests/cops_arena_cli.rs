@@ -14,8 +14,23 @@ fn a_tournament_reports_both_roles_and_writes_records_that_replay() {
     std::fs::create_dir_all(&dir).unwrap();
     let records = dir.join("games.jsonl");
     let output = boardwatch(&[
-        "cops", "arena", "--thief", "astar", "--police", "random", "--games", "6", "--seed", "40", "--param", "T=60", "--param", "k=4", "--json",
-        "--records", records.to_str().unwrap(),
+        "cops",
+        "arena",
+        "--thief",
+        "astar",
+        "--police",
+        "random",
+        "--games",
+        "6",
+        "--seed",
+        "40",
+        "--param",
+        "T=60",
+        "--param",
+        "k=4",
+        "--json",
+        "--records",
+        records.to_str().unwrap(),
     ]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let lines: Vec<serde_json::Value> = String::from_utf8(output.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -55,7 +70,22 @@ fn a_bad_parameter_is_named() {
 #[test]
 fn a_crashing_external_player_does_not_stop_the_tournament() {
     let crash = format!("ext:sh {}/tests/data/cops_arena/crash.sh", env!("CARGO_MANIFEST_DIR"));
-    let output = boardwatch(&["cops", "arena", "--thief", &crash, "--police", "astar", "--games", "3", "--one-way", "--param", "T=30", "--param", "plan_ms=100", "--json"]);
+    let output = boardwatch(&[
+        "cops",
+        "arena",
+        "--thief",
+        &crash,
+        "--police",
+        "astar",
+        "--games",
+        "3",
+        "--one-way",
+        "--param",
+        "T=30",
+        "--param",
+        "plan_ms=100",
+        "--json",
+    ]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let summary: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(summary["games"], 3);

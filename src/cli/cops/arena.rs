@@ -70,7 +70,9 @@ pub fn run(args: ArenaArgs) -> anyhow::Result<ExitCode> {
     let mut all_records = Vec::new();
     for (thief, police) in pairings {
         let bar = ProgressBar::new(args.games as u64);
-        bar.set_style(ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} games, {elapsed} (eta {eta})").expect("a valid template").progress_chars("=> "));
+        bar.set_style(
+            ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} games, {elapsed} (eta {eta})").expect("a valid template").progress_chars("=> "),
+        );
         bar.set_message(format!("thief {thief} vs police {police}"));
         let started = Instant::now();
         let records = tournament::run(&params, &thief, &police, args.games, args.seed, clock, threads, &|_| bar.inc(1))
@@ -98,7 +100,16 @@ pub fn run(args: ArenaArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn print_summary(s: &Summary, params: &Params, elapsed: Duration) {
-    println!("thief {} vs police {}: {} games (T = {}, k = {}, {} ms), {:.1} s", s.thief, s.police, s.games, params.t_max, params.k, params.plan_ms, elapsed.as_secs_f64());
+    println!(
+        "thief {} vs police {}: {} games (T = {}, k = {}, {} ms), {:.1} s",
+        s.thief,
+        s.police,
+        s.games,
+        params.t_max,
+        params.k,
+        params.plan_ms,
+        elapsed.as_secs_f64()
+    );
     println!("  thief's mean payoff {:.2} ± {:.2} (95% CI; the police get the negative)", s.mean_payoff, s.ci95);
     println!(
         "  caught {:.1}%, escaped {:.1}%, survived {:.1}%; games end at tick {:.1} on average",

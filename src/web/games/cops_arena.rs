@@ -112,7 +112,9 @@ fn seat(name: &str, field: &str) -> Result<Option<PlayerSpec>, Response> {
         return Ok(None);
     }
     match name.parse::<PlayerSpec>() {
-        Ok(PlayerSpec::External(_)) | Err(_) => Err(error_with(StatusCode::BAD_REQUEST, json!({"error": format!("{field}: {name:?} is not astar, strong, stay, random or human"), "field": field}))),
+        Ok(PlayerSpec::External(_)) | Err(_) => {
+            Err(error_with(StatusCode::BAD_REQUEST, json!({"error": format!("{field}: {name:?} is not astar, strong, stay, random or human"), "field": field})))
+        }
         Ok(spec) => Ok(Some(spec)),
     }
 }
@@ -240,7 +242,10 @@ async fn replay_record(body: Bytes) -> Response {
             // The plans in force at every tick, for drawing.
             let k = record.params.k as usize;
             let plans: Vec<Value> = record.rounds.iter().map(|r| json!({"t": r.t, "thief": r.thief, "police": r.police})).collect();
-            ok_json(StatusCode::OK, json!({"params": record.params, "thief": record.thief, "police": record.police, "k": k, "frames": frames.iter().map(frame).collect::<Vec<_>>(), "rounds": plans}))
+            ok_json(
+                StatusCode::OK,
+                json!({"params": record.params, "thief": record.thief, "police": record.police, "k": k, "frames": frames.iter().map(frame).collect::<Vec<_>>(), "rounds": plans}),
+            )
         }
         Err(e) => error(StatusCode::BAD_REQUEST, format!("the record does not replay: {e}")),
     }

@@ -253,7 +253,11 @@ pub fn thief_path_moves(terrain: &Terrain, thief: usize, target: usize, from_pol
     let radius = tuning.halo_radius as f32;
     let halo = |i: usize| {
         let d = from_police[i] as f32;
-        if d <= radius { tuning.halo_cost * (radius + 1.0 - d) / (radius + 1.0) } else { 0.0 }
+        if d <= radius {
+            tuning.halo_cost * (radius + 1.0 - d) / (radius + 1.0)
+        } else {
+            0.0
+        }
     };
     let path = terrain.astar(thief, target, |i| terrain.thief_can_enter(i), halo).unwrap_or_default();
     terrain.moves_along(thief, &path, k)

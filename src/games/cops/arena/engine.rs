@@ -203,10 +203,11 @@ pub fn play_game(params: &Params, seed: u64, thief: Box<dyn Player>, police: Box
         if arena.begin_tick() {
             let t = arena.board.t;
             let states = arena.recent_states();
-            let deadline = Instant::now() + match clock {
-                Clock::Limited(limit) => limit,
-                Clock::Paused => Duration::from_secs(3600),
-            };
+            let deadline = Instant::now()
+                + match clock {
+                    Clock::Limited(limit) => limit,
+                    Clock::Paused => Duration::from_secs(3600),
+                };
             for seat in &mut seats {
                 seat.ask(t, states.clone(), deadline);
             }

@@ -123,7 +123,8 @@ impl LiveMatch {
                 Seat::Computer(player) => {
                     // The clock is paused: the engine waits for the plan.
                     let clock = std::time::Instant::now();
-                    let result = player.plan(&states, clock + std::time::Duration::from_secs(3600)).and_then(|plan| check_plan(&plan, role, &params).map(|()| plan));
+                    let result =
+                        player.plan(&states, clock + std::time::Duration::from_secs(3600)).and_then(|plan| check_plan(&plan, role, &params).map(|()| plan));
                     let (plan, outcome) = match result {
                         Ok(plan) => (Some(plan), PlanOutcome::OnTime { micros: clock.elapsed().as_micros() as u64 }),
                         Err(why) => (None, PlanOutcome::Failed { why }),

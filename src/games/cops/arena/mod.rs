@@ -10,7 +10,11 @@
 //! - [`players`]: the planning interface and the players by name;
 //! - [`astar`]: the lecture's A* players; [`strong`]: planners over sampled futures;
 //! - [`external`]: programs speaking JSON lines (the only I/O here);
-//! - [`tournament`]: many seeded games, statistics with confidence intervals.
+//! - [`tournament`]: many seeded games, statistics with confidence intervals;
+//! - [`live`]: a match played tick by tick for the page, a human in either role.
+//!
+//! The command line is `src/cli/cops/arena.rs` (`boardwatch cops arena`), the page
+//! `src/web/games/cops_arena.rs` (`/cops-arena`).
 
 pub mod astar;
 pub mod engine;

@@ -78,10 +78,8 @@ pub enum ParamError {
 
 impl Params {
     /// The names `set` accepts, as in the records.
-    pub const NAMES: [&'static str; 13] = [
-        "n", "policemen", "gates", "gate_width", "walls", "wall_length", "p_gate_move", "p_gate_reverse", "p_wall_move",
-        "p_wall_turn", "k", "plan_ms", "T",
-    ];
+    pub const NAMES: [&'static str; 13] =
+        ["n", "policemen", "gates", "gate_width", "walls", "wall_length", "p_gate_move", "p_gate_reverse", "p_wall_move", "p_wall_turn", "k", "plan_ms", "T"];
 
     /// Sets one parameter from `name=value` text, then checks the whole set.
     pub fn set_text(&mut self, assignment: &str) -> Result<(), ParamError> {
@@ -142,7 +140,9 @@ impl Params {
         if self.plan_ms > 60_000 {
             return bad("plan_ms", self.plan_ms.to_string(), "the planning limit is at most 60000 ms");
         }
-        for (name, p) in [("p_gate_move", self.p_gate_move), ("p_gate_reverse", self.p_gate_reverse), ("p_wall_move", self.p_wall_move), ("p_wall_turn", self.p_wall_turn)] {
+        for (name, p) in
+            [("p_gate_move", self.p_gate_move), ("p_gate_reverse", self.p_gate_reverse), ("p_wall_move", self.p_wall_move), ("p_wall_turn", self.p_wall_turn)]
+        {
             if !(0.0..=1.0).contains(&p) {
                 return bad(name, p.to_string(), "a probability is between 0 and 1");
             }
@@ -155,7 +155,12 @@ impl Params {
             return bad(
                 "walls",
                 self.walls.to_string(),
-                &format!("{} walls of length {} and {} players need {needed} squares, more than half of the {inner} inner squares", self.walls, self.wall_length, self.policemen as u32 + 1),
+                &format!(
+                    "{} walls of length {} and {} players need {needed} squares, more than half of the {inner} inner squares",
+                    self.walls,
+                    self.wall_length,
+                    self.policemen as u32 + 1
+                ),
             );
         }
         Ok(())

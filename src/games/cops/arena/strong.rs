@@ -13,14 +13,14 @@
 //!    game is still on), and keeps the candidate with the best mean.
 //!
 //! It uses a fixed number of samples (so a game is reproducible), stopping early only if the
-//! engine's deadline comes close.
+//! engine's deadline comes close or its own budget of 90 ms runs out (a loaded machine).
 
 use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::astar::{police_plan, police_paths, police_targets, thief_path_moves, thief_plan, thief_target, PoliceTuning, Terrain, ThiefTuning, FAR};
+use super::astar::{police_paths, police_plan, police_targets, thief_path_moves, thief_plan, thief_target, PoliceTuning, Terrain, ThiefTuning, FAR};
 use super::params::Params;
 use super::players::{Plan, Player};
 use super::rules::{Board, Gate, Move, State, Wall};
@@ -31,6 +31,9 @@ const SAMPLES: usize = 6;
 const CONTINUATION_PLANS: u32 = 2;
 /// Stop sampling when less than this is left before the deadline.
 const SAFETY: Duration = Duration::from_millis(60);
+/// And after this long in any case: a plan normally takes 5-40 ms, but on a loaded machine the
+/// samples are cut short rather than the plan risking the deadline (the goal is 100 ms).
+const BUDGET: Duration = Duration::from_millis(90);
 
 /// What the planner has seen of the gates' and walls' headings.
 #[derive(Clone, Debug, Default)]
@@ -143,11 +146,20 @@ fn simulate(mut board: Board, thief_moves: &[Move], police_moves: &Plan, rng: &m
 }
 
 /// Mean value of each candidate over sampled futures (the same futures for every candidate).
-fn evaluate<C>(candidates: &[C], headings: &Headings, state: &State, params: &Params, rng: &mut ChaCha8Rng, deadline: Instant, play: impl Fn(&C, Board, &mut ChaCha8Rng) -> f64) -> Vec<f64> {
+fn evaluate<C>(
+    candidates: &[C],
+    headings: &Headings,
+    state: &State,
+    params: &Params,
+    rng: &mut ChaCha8Rng,
+    deadline: Instant,
+    play: impl Fn(&C, Board, &mut ChaCha8Rng) -> f64,
+) -> Vec<f64> {
+    let started = Instant::now();
     let mut totals = vec![0.0; candidates.len()];
     let mut samples = 0;
     for _ in 0..SAMPLES {
-        if samples > 0 && deadline.saturating_duration_since(Instant::now()) < SAFETY {
+        if samples > 0 && (deadline.saturating_duration_since(Instant::now()) < SAFETY || started.elapsed() > BUDGET) {
             break;
         }
         let board = headings.sample(state, params, rng);
@@ -210,7 +222,9 @@ impl Player for StrongThief {
         }
         let candidates = dedup(candidates);
         let predicted_police = police_plan(&terrain, thief, &police, k, &PoliceTuning::default());
-        let values = evaluate(&candidates, &self.headings, &state, &self.params, &mut self.rng, deadline, |moves, board, rng| simulate(board, moves, &predicted_police, rng));
+        let values = evaluate(&candidates, &self.headings, &state, &self.params, &mut self.rng, deadline, |moves, board, rng| {
+            simulate(board, moves, &predicted_police, rng)
+        });
         let best = (0..candidates.len()).max_by(|&a, &b| values[a].total_cmp(&values[b]).then(b.cmp(&a))).expect("there is a candidate");
         Ok(vec![candidates[best].clone()])
     }
@@ -249,7 +263,9 @@ fn intercept_targets(terrain: &Terrain, thief: usize, police: &[usize], k: usize
         if !terrain.police_can_enter(square) {
             continue;
         }
-        let catcher = (0..police.len()).filter(|&i| !taken[i] && from_each[i][square] != FAR && from_each[i][square] as usize <= step + 1).min_by_key(|&i| from_each[i][square]);
+        let catcher = (0..police.len())
+            .filter(|&i| !taken[i] && from_each[i][square] != FAR && from_each[i][square] as usize <= step + 1)
+            .min_by_key(|&i| from_each[i][square]);
         if let Some(i) = catcher {
             taken[i] = true;
             targets[i] = square;
@@ -284,7 +300,9 @@ impl Player for StrongPolice {
         candidates.push(police_paths(&terrain, thief, &police, &intercept, k, base.overlap_cost));
         let candidates = dedup(candidates);
         let predicted_thief = thief_plan(&terrain, thief, &police, k, &ThiefTuning::default());
-        let values = evaluate(&candidates, &self.headings, &state, &self.params, &mut self.rng, deadline, |plan, board, rng| simulate(board, &predicted_thief, plan, rng));
+        let values = evaluate(&candidates, &self.headings, &state, &self.params, &mut self.rng, deadline, |plan, board, rng| {
+            simulate(board, &predicted_thief, plan, rng)
+        });
         let best = (0..candidates.len()).min_by(|&a, &b| values[a].total_cmp(&values[b]).then(a.cmp(&b))).expect("there is a candidate");
         Ok(candidates[best].clone())
     }

@@ -106,7 +106,16 @@ pub fn mean_and_ci95(values: &[f64]) -> (f64, f64) {
 /// Plays games `seed .. seed + games` on `threads` threads (each game's two players have a
 /// thread each besides); `on_game` is called after every game (progress). Records come back
 /// in seed order.
-pub fn run(params: &Params, thief: &PlayerSpec, police: &PlayerSpec, games: u32, seed: u64, clock: Clock, threads: usize, on_game: &(dyn Fn(&GameRecord) + Sync)) -> std::io::Result<Vec<GameRecord>> {
+pub fn run(
+    params: &Params,
+    thief: &PlayerSpec,
+    police: &PlayerSpec,
+    games: u32,
+    seed: u64,
+    clock: Clock,
+    threads: usize,
+    on_game: &(dyn Fn(&GameRecord) + Sync),
+) -> std::io::Result<Vec<GameRecord>> {
     let next = AtomicU64::new(0);
     let results: Mutex<Vec<(u64, GameRecord)>> = Mutex::new(Vec::with_capacity(games as usize));
     let failure: Mutex<Option<std::io::Error>> = Mutex::new(None);

@@ -412,6 +412,35 @@ mod tests {
     }
 
     #[test]
+    fn gates_and_walls_move_and_turn_as_often_as_the_probabilities_say() {
+        // The lecture's defaults: gates move 0.5 / reverse 0.01, walls move 0.75 / turn 0.05.
+        let p = Params { n: 20, gates: 1, walls: 1, wall_length: 1, ..Params::default() };
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let mut b = board(p, [0, 0], vec![], vec![Gate { start: 0, clockwise: true }], vec![Wall { at: [10, 10], horizontal: true, heading: Move::Up }]);
+        let ticks = 20_000;
+        let (mut gate_moves, mut gate_reversals, mut wall_moves, mut wall_turns, mut inside_ticks) = (0, 0, 0, 0, 0);
+        for _ in 0..ticks {
+            let (gate, wall) = (b.gates[0], b.walls[0]);
+            b.thief = [19, 19];
+            b.move_obstacles(&mut rng);
+            gate_moves += (b.gates[0].start != gate.start) as u32;
+            gate_reversals += (b.gates[0].clockwise != gate.clockwise) as u32;
+            wall_moves += (b.walls[0].at != wall.at) as u32;
+            // A bounce also turns a wall: count only turns away from the edges.
+            let inside = (2..18).contains(&wall.at[0]) && (2..18).contains(&wall.at[1]);
+            wall_turns += (inside && b.walls[0].heading != wall.heading) as u32;
+            inside_ticks += inside as u32;
+        }
+        let rate = |count: u32| count as f64 / ticks as f64;
+        assert!((rate(gate_moves) - 0.5).abs() < 0.02, "gate moves {}", rate(gate_moves));
+        assert!((rate(gate_reversals) - 0.01).abs() < 0.004, "gate reversals {}", rate(gate_reversals));
+        // A wall blocked by the thief's square stays: the thief sits in the corner, rarely reached.
+        assert!((rate(wall_moves) - 0.75).abs() < 0.02, "wall moves {}", rate(wall_moves));
+        let turn_rate = wall_turns as f64 / inside_ticks as f64;
+        assert!((turn_rate - 0.05).abs() < 0.01, "wall turns {turn_rate} over {inside_ticks} ticks");
+    }
+
+    #[test]
     fn gates_are_transparent_to_each_other() {
         let mut p = still(params());
         p.gates = 2;

@@ -75,7 +75,7 @@ pub fn run(args: ArenaArgs) -> anyhow::Result<ExitCode> {
         );
         bar.set_message(format!("thief {thief} vs police {police}"));
         let started = Instant::now();
-        let records = tournament::run(&params, &thief, &police, args.games, args.seed, clock, threads, &|_| bar.inc(1))
+        let records = tournament::run(&params, &thief, &police, args.seed..args.seed.saturating_add(args.games as u64), clock, threads, &|_| bar.inc(1))
             .with_context(|| format!("starting a player (thief {thief}, police {police})"))?;
         bar.finish_and_clear();
         let summary = Summary::from_records(&thief, &police, &records);

@@ -58,7 +58,7 @@ impl Arena {
             self.recent.pop_front();
         }
         self.recent.push_back(self.board.view());
-        self.board.t % self.board.params.k == 0
+        self.board.t.is_multiple_of(self.board.params.k)
     }
 
     /// The last k states, oldest first (what the planners get).

@@ -302,8 +302,10 @@ impl Board {
         let walls = self.wall_grid();
         let gates = self.gate_grid();
         let step = |from: Pos, m: Move, barred_from_gates: bool| match m.apply(from, n) {
-            Some(to) if !walls.get(to) && !(barred_from_gates && gates.get(to) && to != from) => to,
-            _ => from,
+            Some(to) if walls.get(to) => from,
+            Some(to) if barred_from_gates && gates.get(to) && to != from => from,
+            Some(to) => to,
+            None => from,
         };
         self.thief = step(self.thief, thief, false);
         for (i, p) in self.police.iter_mut().enumerate() {

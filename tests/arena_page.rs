@@ -132,6 +132,17 @@ fn the_page_plays_a_human_thief_and_draws_what_the_server_holds() {
     let (_, state) = get(&server, &format!("/cops-arena/matches/{}", id.as_str().unwrap()));
     let board = &state["board"];
 
+    // The finished game as a record, replayed: the last frame is the board the server ended on.
+    let (_, record) = get(&server, &format!("/cops-arena/matches/{}/record", id.as_str().unwrap()));
+    let record_text = serde_json::to_string(&record.to_string()).unwrap();
+    tab.evaluate(&format!("arena.loadRecord({record_text})"), false).unwrap();
+    let frames = wait_for(&tab, "the replay", "arena.replay && arena.replay.frames.length", |v| v.as_u64().is_some());
+    let last = frames.as_u64().unwrap() - 1;
+    tab.evaluate(&format!("document.getElementById('frame').value = {last}; arena.showFrame({last})"), false).unwrap();
+    assert_eq!(eval(&tab, &format!("arena.replay.frames[{last}].thief")), board["thief"]);
+    let info = eval(&tab, r#"document.getElementById("frameinfo").textContent"#);
+    assert!(info.as_str().unwrap().contains(&format!("after {} of", board["t"])), "{info}");
+
     let png = tab.capture_screenshot(CaptureScreenshotFormatOption::Png, None, None, true).unwrap();
     let out = std::env::temp_dir().join("boardwatch-arena-page.png");
     std::fs::write(&out, &png).unwrap();

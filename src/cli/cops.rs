@@ -2,6 +2,8 @@
 //! players. The engine is `boardwatch::games::cops`; this module only reads files and talks to
 //! the terminal.
 
+mod arena;
+
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -24,6 +26,8 @@ pub enum CopsCommand {
     Play(PlayArgs),
     /// Games between two computer players, both modes: win rates and mean game length.
     Match(MatchArgs),
+    /// The moving-walls arena (the advanced game): a tournament between two planners, both roles.
+    Arena(arena::ArenaArgs),
 }
 
 #[derive(Args)]
@@ -81,6 +85,7 @@ pub fn run(command: CopsCommand) -> anyhow::Result<ExitCode> {
         CopsCommand::Solve(args) => run_solve(args),
         CopsCommand::Play(args) => run_play(args),
         CopsCommand::Match(args) => run_match(args),
+        CopsCommand::Arena(args) => arena::run(args),
     }
 }
 

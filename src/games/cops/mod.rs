@@ -7,6 +7,7 @@
 //! - [`solver`]: the perfect player, an exact retrograde analysis of the whole map;
 //! - [`record`]: games as JSON lines, and a match runner that plays two players against each other.
 
+pub mod arena;
 pub mod classic;
 pub mod map;
 pub mod record;

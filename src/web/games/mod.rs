@@ -15,6 +15,7 @@
 pub mod cops;
 pub mod sokoban;
 pub mod dots;
+pub mod cops_arena;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -72,6 +73,7 @@ pub fn router(games: Arc<Games>) -> Router {
         .nest("/cops", cops::router(games.clone()))
         .nest("/sokoban", sokoban::router(games.clone()))
         .nest("/dots", dots::router(games.clone()))
+        .nest("/cops-arena", cops_arena::router())
         .fallback(not_found)
 }
 

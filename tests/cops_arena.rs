@@ -1,0 +1,207 @@
+//! The moving-walls arena end to end: whole games, exact replays of their records, the
+//! planning clock (late and malformed plans), and external programs that behave well or badly.
+
+use std::time::{Duration, Instant};
+
+use boardwatch::games::cops::arena::engine::plan_counts;
+use boardwatch::games::cops::arena::record::{replay, PlanOutcome, ReplayError};
+use boardwatch::games::cops::arena::tournament::play_seeded;
+use boardwatch::games::cops::arena::{play_game, Clock, Ending, GameRecord, Move, Params, Plan, Player, PlayerSpec, Role, State};
+
+fn quick(t_max: u32, plan_ms: u64) -> Params {
+    Params { t_max, plan_ms, ..Params::default() }
+}
+
+#[test]
+fn a_record_replays_the_game_exactly_through_json() {
+    let params = Params::default();
+    for seed in [1u64, 2, 3] {
+        let record = play_seeded(&params, seed, &PlayerSpec::AStar, &PlayerSpec::AStar, Clock::Paused).unwrap();
+        let text = serde_json::to_string(&record).unwrap();
+        let read: GameRecord = serde_json::from_str(&text).unwrap();
+        assert_eq!(read, record);
+        let frames = replay(&read).unwrap();
+        let last = frames.last().unwrap();
+        assert_eq!(last.ending, Some(record.ending));
+        assert_eq!(frames.len() as u32, last.t + 1, "one frame per tick plus the start");
+        // Playing again from the same seed gives the same game.
+        let again = play_seeded(&params, seed, &PlayerSpec::AStar, &PlayerSpec::AStar, Clock::Paused).unwrap();
+        assert_eq!(again.plans(), record.plans());
+        assert_eq!(again.ending, record.ending);
+    }
+}
+
+#[test]
+fn a_changed_plan_or_seed_no_longer_replays() {
+    let params = Params::default();
+    let record = play_seeded(&params, 5, &PlayerSpec::AStar, &PlayerSpec::AStar, Clock::Paused).unwrap();
+    let mut other_seed = record.clone();
+    other_seed.seed += 1;
+    assert!(matches!(replay(&other_seed), Err(ReplayError::Start(_))));
+    let mut short_plan = record.clone();
+    short_plan.rounds[0].thief = Some(vec![vec![Move::Up]]);
+    assert!(matches!(replay(&short_plan), Err(ReplayError::BadPlan { role: Role::Thief, .. })));
+    let mut other_ending = record.clone();
+    other_ending.ending = match record.ending {
+        Ending::Survived => Ending::Caught { t: 0 },
+        _ => Ending::Survived,
+    };
+    assert!(matches!(replay(&other_ending), Err(ReplayError::Ending { .. })));
+}
+
+#[test]
+fn planners_see_the_last_k_states_and_plan_every_k_ticks() {
+    struct Spy {
+        seen: std::sync::Arc<std::sync::Mutex<Vec<Vec<u32>>>>,
+        k: usize,
+    }
+    impl Player for Spy {
+        fn name(&self) -> String {
+            "spy".into()
+        }
+        fn plan(&mut self, states: &[State], _deadline: Instant) -> Result<Plan, String> {
+            self.seen.lock().unwrap().push(states.iter().map(|s| s.t).collect());
+            Ok(vec![vec![Move::Stay; self.k]])
+        }
+    }
+    let params = Params { t_max: 12, k: 4, policemen: 1, ..Params::default() };
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    // Find a seed where nothing ends the game early (a gate sliding under the thief would).
+    let record = (0..50)
+        .map(|seed| {
+            seen.lock().unwrap().clear();
+            let spy = Box::new(Spy { seen: seen.clone(), k: 4 });
+            play_game(&params, seed, spy, PlayerSpec::Stay.create(Role::Police, &params, 0).unwrap(), Clock::Paused)
+        })
+        .find(|r| r.ending == Ending::Survived)
+        .expect("some seed survives 12 ticks of standing still");
+    assert_eq!(record.rounds.iter().map(|r| r.t).collect::<Vec<_>>(), vec![0, 4, 8]);
+    assert_eq!(*seen.lock().unwrap(), vec![vec![0], vec![1, 2, 3, 4], vec![5, 6, 7, 8]]);
+}
+
+/// A player that takes twice the limit to plan.
+struct Sleepy {
+    params: Params,
+}
+
+impl Player for Sleepy {
+    fn name(&self) -> String {
+        "sleepy".into()
+    }
+    fn plan(&mut self, _states: &[State], _deadline: Instant) -> Result<Plan, String> {
+        std::thread::sleep(Duration::from_millis(2 * self.params.plan_ms));
+        Ok(vec![vec![Move::Up; self.params.k as usize]])
+    }
+}
+
+#[test]
+fn a_late_plan_means_staying_and_the_game_goes_on() {
+    let params = quick(20, 40);
+    let thief = Box::new(Sleepy { params });
+    let police = PlayerSpec::AStar.create(Role::Police, &params, 0).unwrap();
+    let clock = Instant::now();
+    let record = play_game(&params, 9, thief, police, Clock::Limited(Duration::from_millis(params.plan_ms)));
+    assert!(clock.elapsed() < Duration::from_secs(3), "the arena did not wait for the sleepy player");
+    let counts = plan_counts(&record, Role::Thief);
+    assert_eq!(counts.late, counts.plans, "every plan came late");
+    assert!(record.rounds.iter().all(|r| r.thief.is_none()));
+    let frames = replay(&record).unwrap();
+    assert!(frames.windows(2).all(|w| w[0].thief == w[1].thief), "the thief never moved");
+    assert_eq!(plan_counts(&record, Role::Police).late, 0);
+}
+
+#[test]
+fn a_malformed_plan_is_dropped() {
+    struct Short;
+    impl Player for Short {
+        fn name(&self) -> String {
+            "short".into()
+        }
+        fn plan(&mut self, _states: &[State], _deadline: Instant) -> Result<Plan, String> {
+            Ok(vec![vec![Move::Up], vec![Move::Down]])
+        }
+    }
+    let params = quick(15, 200);
+    let thief = PlayerSpec::AStar.create(Role::Thief, &params, 0).unwrap();
+    let record = play_game(&params, 4, thief, Box::new(Short), Clock::Limited(Duration::from_millis(200)));
+    let counts = plan_counts(&record, Role::Police);
+    assert_eq!(counts.failed, counts.plans);
+    assert!(
+        matches!(&record.rounds[0].police_outcome, PlanOutcome::Failed { why } if why.contains("2 move lists for 5 pieces")),
+        "{:?}",
+        record.rounds[0].police_outcome
+    );
+    replay(&record).unwrap();
+}
+
+fn data(name: &str) -> String {
+    format!("sh {}/tests/data/cops_arena/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn bad_external_players_lose_their_plans_never_the_arena() {
+    // Long enough for `sh` to start and answer on a loaded machine (dies_later.sh's first plan).
+    let params = quick(20, 400);
+    let limit = Clock::Limited(Duration::from_millis(params.plan_ms));
+    for (script, expect_late) in [("crash.sh", false), ("silent.sh", true), ("garbage.sh", false), ("wrong_shape.sh", false), ("dies_later.sh", false)] {
+        for role in [Role::Thief, Role::Police] {
+            let bad = PlayerSpec::External(data(script));
+            let (thief, police) = if role == Role::Thief { (bad, PlayerSpec::AStar) } else { (PlayerSpec::AStar, bad) };
+            let clock = Instant::now();
+            let record = play_seeded(&params, 11, &thief, &police, limit).unwrap();
+            assert!(clock.elapsed() < Duration::from_secs(6), "{script}: {:?}", clock.elapsed());
+            let counts = plan_counts(&record, role);
+            let lost = counts.late + counts.failed;
+            if script == "dies_later.sh" && role == Role::Thief {
+                assert_eq!(record.rounds[0].thief, Some(vec![vec![Move::Stay; 5]]), "its first plan was taken");
+                assert_eq!(lost, counts.plans - 1, "{script}: {counts:?}");
+            } else if script != "dies_later.sh" {
+                assert_eq!(lost, counts.plans, "{script} as {role:?}: {counts:?}");
+                if expect_late {
+                    assert_eq!(counts.late, counts.plans, "{script}: silence is lateness");
+                } else {
+                    assert_eq!(counts.failed, counts.plans, "{script}: {counts:?}");
+                }
+            }
+            replay(&record).unwrap();
+        }
+    }
+}
+
+#[test]
+fn the_sample_python_player_plays_both_roles() {
+    if std::process::Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("python3 is not installed: the sample player cannot be tried");
+        return;
+    }
+    // A generous limit: this is about the protocol, and starting Python on a loaded machine can
+    // take longer than the default 500 ms before the first plan.
+    let params = quick(40, 5000);
+    let sample = PlayerSpec::External(format!("python3 {}/samples/cops/arena_player.py", env!("CARGO_MANIFEST_DIR")));
+    let limit = Clock::Limited(Duration::from_millis(params.plan_ms));
+    let as_thief = play_seeded(&params, 3, &sample, &PlayerSpec::Stay, limit).unwrap();
+    let counts = plan_counts(&as_thief, Role::Thief);
+    assert_eq!((counts.late, counts.failed), (0, 0), "{:?}", as_thief.rounds);
+    assert!(
+        matches!(as_thief.ending, Ending::Escaped { .. } | Ending::Caught { .. }),
+        "a thief walking to the gates against standing police ends the game: {:?}",
+        as_thief.ending
+    );
+    let as_police = play_seeded(&params, 3, &PlayerSpec::Stay, &sample, limit).unwrap();
+    let counts = plan_counts(&as_police, Role::Police);
+    assert_eq!((counts.late, counts.failed), (0, 0));
+    assert!(matches!(as_police.ending, Ending::Caught { .. }), "five policemen walking to a standing thief catch him: {:?}", as_police.ending);
+}
+
+#[test]
+fn built_in_players_plan_well_within_the_limit_when_both_plan_at_once() {
+    let params = Params::default();
+    let limit = Clock::Limited(Duration::from_millis(params.plan_ms));
+    for (thief, police) in [(PlayerSpec::Strong, PlayerSpec::Strong), (PlayerSpec::AStar, PlayerSpec::AStar)] {
+        let record = play_seeded(&params, 21, &thief, &police, limit).unwrap();
+        for role in [Role::Thief, Role::Police] {
+            let counts = plan_counts(&record, role);
+            assert_eq!((counts.late, counts.failed), (0, 0), "{thief} vs {police}, {role:?}");
+        }
+    }
+}

@@ -1,0 +1,3 @@
+#!/bin/sh
+# A player that dies at once.
+exit 3

@@ -179,11 +179,20 @@ fn pdn_response(text: Arc<str>) -> Response {
 }
 
 async fn game_pdn(State(app): App, Path(id): Path<String>) -> Response {
-    find(&app, &id).map_or_else(|r| r, |b| pdn_response(b.pdn().0))
+    find(&app, &id).map_or_else(|r| r, |b| pdn_response(b.game_pdn()))
 }
 
 async fn games_pdn(State(app): App, Path(id): Path<String>) -> Response {
-    find(&app, &id).map_or_else(|r| r, |b| pdn_response(b.pdn().1))
+    let board = match find(&app, &id) {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    // The finished games are read from the board's `games.pdn`, not kept in memory.
+    match tokio::task::spawn_blocking(move || board.games_pdn()).await {
+        Ok(Ok(text)) => pdn_response(Arc::from(text)),
+        Ok(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, format!("games.pdn: {e}")),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    }
 }
 
 async fn frame(State(app): App, Path(id): Path<String>) -> Response {

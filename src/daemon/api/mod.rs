@@ -130,7 +130,7 @@ async fn health(State(app): App) -> Response {
 }
 
 /// The board as `/boards/{id}` shows it, with the last `recent` events.
-fn summary(board: &Board, recent: usize) -> Value {
+pub(crate) fn summary(board: &Board, recent: usize) -> Value {
     let (last_events, game, has_picture) = board.shown(recent);
     // One lock at a time: never two of the board's locks held together.
     let source = board.source_json();
@@ -408,7 +408,7 @@ fn authorize(app: &AppState, headers: &HeaderMap) -> Result<(), Response> {
 }
 
 /// Compare without leaking, through timing, how much of the token was right.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     let mut diff = (a.len() != b.len()) as u8;
     for i in 0..a.len().max(b.len()) {
         diff |= a.get(i).copied().unwrap_or(0) ^ b.get(i).copied().unwrap_or(0);

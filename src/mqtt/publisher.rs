@@ -129,7 +129,7 @@ pub async fn run(config: MqttConfig, boards: Vec<Arc<Board>>, hub: Hub, state_di
                 }
                 tokio::select! {
                     _ = tokio::time::sleep(pause) => {}
-                    _ = shutdown.wait_for(|stopping| *stopping) => return,
+                    _ = stopped(&mut shutdown) => return,
                 }
                 pause = (pause * 2).min(RETRY_MAX);
             }
@@ -235,12 +235,17 @@ async fn connection(
                     send_states(&client, &config.hall, links, &mut in_flight);
                 }
             }
-            _ = shutdown.wait_for(|stopping| *stopping) => {
+            _ = stopped(shutdown) => {
                 let _ = client.try_disconnect();
                 return Outcome::Stopped;
             }
         }
     }
+}
+
+/// Until the daemon stops (no borrow of the channel's value is held: the future stays `Send`).
+async fn stopped(shutdown: &mut watch::Receiver<bool>) {
+    let _ = shutdown.wait_for(|stopping| *stopping).await;
 }
 
 struct AbortOnDrop(tokio::task::JoinHandle<()>);

@@ -1,0 +1,172 @@
+//! A tournament hall over MQTT: a broker (Debian's `mosquitto`, started here on a free loopback
+//! port), three daemons following 30 boards in all, and `boardwatch hall`. Mid-round the broker
+//! is killed and started again (without persistence: it forgets what it had acknowledged), a
+//! daemon and the hall are SIGKILLed and started again. At the end every board's events are in
+//! the hall exactly once, in order, equal to the daemon's, and every game equals the daemon's
+//! record; the round's PDN reads back with the project's PDN reader.
+
+mod daemon_common;
+
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use boardwatch::draughts::pdn::{read_games, ReadMode};
+use daemon_common::{pdn_moves, sample_game, temp_dir, Daemon, TOKEN};
+use serde_json::Value;
+
+/// Debian's broker, if installed (`make deps` installs it).
+fn mosquitto() -> Option<PathBuf> {
+    ["/usr/sbin/mosquitto", "/usr/bin/mosquitto", "/usr/local/sbin/mosquitto"].iter().map(PathBuf::from).find(|p| p.exists())
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// A mosquitto on `port` of the loopback interface, killed when dropped.
+pub struct Broker {
+    child: Child,
+}
+
+impl Broker {
+    fn start(binary: &Path, dir: &Path, port: u16) -> Broker {
+        let config = dir.join("mosquitto.conf");
+        std::fs::write(&config, format!("listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 0\n")).unwrap();
+        let child = Command::new(binary).arg("-c").arg(&config).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "mosquitto did not listen on port {port}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Broker { child }
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Broker {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+const DAEMONS: usize = 3;
+const BOARDS_EACH: usize = 10;
+
+/// Daemon `d`'s folder and configuration: boards `d{d}b{k}`, each following a sample game.
+fn daemon_config(dir: &Path, d: usize, port: u16) -> (PathBuf, Vec<(String, Vec<String>)>) {
+    let folder = dir.join(format!("daemon{d}"));
+    std::fs::create_dir_all(&folder).unwrap();
+    let mut boards = String::new();
+    let mut expected = Vec::new();
+    for k in 0..BOARDS_EACH {
+        let id = format!("d{d}b{k}");
+        let (lines, moves) = sample_game((d * BOARDS_EACH + k) % 20);
+        std::fs::write(folder.join(format!("{id}.jsonl")), lines.join("\n") + "\n").unwrap();
+        boards.push_str(&format!(
+            "[[boards]]\nid = \"{id}\"\nvariant = \"english\"\nsource = {{ kind = \"observations\", path = \"{id}.jsonl\", pace_ms = 30 }}\n[boards.tags]\nEvent = \"Hall test\"\nWhite = \"{id}\"\n"
+        ));
+        expected.push((id, moves));
+    }
+    let config = folder.join("boardwatch.toml");
+    std::fs::write(
+        &config,
+        format!("state_dir = \"state\"\n[http]\ntoken = \"{TOKEN}\"\n[mqtt]\nurl = \"mqtt://127.0.0.1:{port}\"\nhall = \"test-hall\"\n{boards}"),
+    )
+    .unwrap();
+    (config, expected)
+}
+
+fn start_hall(config: &Path) -> Daemon {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_boardwatch"));
+    command
+        .args(["hall", "--listen", "127.0.0.1:0", "--config"])
+        .arg(config)
+        .env("RUST_LOG", "boardwatch=info")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    Daemon::spawn(command)
+}
+
+fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting until {what}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn three_daemons_and_a_hall_survive_broker_daemon_and_hall_kills_with_every_event_once() {
+    let Some(binary) = mosquitto() else {
+        eprintln!("SKIPPED: mosquitto is not installed (`make deps` or `apt-get install mosquitto` installs it)");
+        return;
+    };
+    let dir = temp_dir("mqtt-hall");
+    let port = free_port();
+    let mut broker = Broker::start(&binary, &dir, port);
+    let hall_config = dir.join("hall.toml");
+    std::fs::write(
+        &hall_config,
+        format!("state_dir = \"hall-state\"\nround = \"Round 1\"\n[http]\ntoken = \"{TOKEN}\"\n[mqtt]\nurl = \"mqtt://127.0.0.1:{port}\"\nhall = \"test-hall\"\n"),
+    )
+    .unwrap();
+    let mut hall = start_hall(&hall_config);
+    let configs: Vec<_> = (0..DAEMONS).map(|d| daemon_config(&dir, d, port)).collect();
+    let mut daemons: Vec<Daemon> = configs.iter().map(|(config, _)| Daemon::start(config)).collect();
+
+    // Mid-round: the broker dies and comes back having forgotten everything, a daemon is
+    // SIGKILLed and started again, and so is the hall.
+    std::thread::sleep(Duration::from_millis(1200));
+    broker.kill();
+    std::thread::sleep(Duration::from_millis(700));
+    let mut broker = Broker::start(&binary, &dir, port);
+    std::thread::sleep(Duration::from_millis(500));
+    daemons[1].kill();
+    daemons[1] = Daemon::start(&configs[1].0);
+    std::thread::sleep(Duration::from_millis(500));
+    hall.kill();
+    hall = start_hall(&hall_config);
+
+    // Every daemon finishes its games.
+    for (daemon, (_, boards)) in daemons.iter().zip(&configs) {
+        for (id, moves) in boards {
+            daemon.wait_for_board(id, "the whole game", |b| b["game"]["moves"].as_array().is_some_and(|m| m.len() == moves.len()));
+        }
+    }
+    // The hall has every event of every board exactly once, as the daemons logged them, and
+    // every game as the daemons recorded it.
+    for (daemon, (_, boards)) in daemons.iter().zip(&configs) {
+        for (id, moves) in boards {
+            let logged = daemon.get_json(&format!("/boards/{id}/events"));
+            let logged = logged.as_array().unwrap();
+            wait_until(Duration::from_secs(60), &format!("the hall has board {id}'s {} events and game", logged.len()), || {
+                let board = hall.get_json(&format!("/boards/{id}"));
+                board["last_seq"].as_u64() == Some(logged.len() as u64)
+                    && hall.get_text(&format!("/boards/{id}/game.pdn")) == daemon.get_text(&format!("/boards/{id}/game.pdn"))
+            });
+            let copied = hall.get_json(&format!("/boards/{id}/events"));
+            let strip = |e: &Value| (e["seq"].as_u64().unwrap(), e["line"].as_str().unwrap().to_string());
+            let copied: Vec<_> = copied.as_array().unwrap().iter().map(strip).collect();
+            let logged: Vec<_> = logged.iter().map(strip).collect();
+            assert_eq!(copied, logged, "board {id}: the hall's events are the daemon's, once each, in order");
+            assert_eq!(&pdn_moves(&hall.get_text(&format!("/boards/{id}/game.pdn"))), moves, "board {id}");
+        }
+    }
+    // The round: one PDN with every board's game, read back by the project's reader.
+    let round = hall.get_text("/round.pdn");
+    let games = read_games(&round, ReadMode::Strict).unwrap();
+    assert_eq!(games.len(), DAEMONS * BOARDS_EACH);
+    let overview = hall.get_json("/boards");
+    assert_eq!(overview.as_array().unwrap().len(), DAEMONS * BOARDS_EACH);
+    let page = hall.get_text("/");
+    assert!(page.contains("round.pdn"), "the overview page links the round");
+    drop(daemons);
+    broker.kill();
+}

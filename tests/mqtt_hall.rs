@@ -167,6 +167,27 @@ fn three_daemons_and_a_hall_survive_broker_daemon_and_hall_kills_with_every_even
     assert_eq!(overview.as_array().unwrap().len(), DAEMONS * BOARDS_EACH);
     let page = hall.get_text("/");
     assert!(page.contains("round.pdn"), "the overview page links the round");
+
+    // The outage was real: the daemons that ran through it lost the broker and sent again (the
+    // second one was started again after it).
+    for daemon in [&daemons[0], &daemons[2]] {
+        let log = daemon.log.lock().unwrap().clone();
+        assert!(log.contains("connecting again"), "a daemon noticed the broker go:\n{log}");
+    }
+    let dropped: u64 = overview.as_array().unwrap().iter().map(|b| b["duplicates_dropped"].as_u64().unwrap()).sum();
+    eprintln!("copies dropped by the hall after its restart: {dropped}");
+
+    // An operator action from the hall reaches the board's daemon (with the token only).
+    let (status, _) = hall.act("d2b3", Some("wrong"), r#"{"op": "new_game"}"#);
+    assert_eq!(status, 401);
+    let before = daemons[2].get_json("/boards/d2b3")["last_seq"].as_u64().unwrap();
+    let (status, answer) = hall.act("d2b3", Some(TOKEN), r#"{"op": "new_game"}"#);
+    assert_eq!(status, 202, "{answer}");
+    let after = daemons[2].wait_for_board("d2b3", "a new game from the hall", |b| b["last_seq"].as_u64() > Some(before));
+    assert_eq!(after["last_events"].as_array().unwrap().last().unwrap()["line"], "1: Init Ready");
+    wait_until(Duration::from_secs(10), "the hall shows the new game's event", || {
+        hall.get_json("/boards/d2b3")["last_seq"].as_u64() == after["last_seq"].as_u64()
+    });
     drop(daemons);
     broker.kill();
 }

@@ -105,10 +105,10 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         tokio::spawn(watchdog(boards.clone(), interval, shutdown.clone()));
     }
     tokio::spawn(catch_up(boards.clone(), shutdown.clone()));
-    if let Some(mqtt) = config.mqtt.clone() {
+    let mqtt_publisher = config.mqtt.clone().map(|mqtt| {
         let (hub, dir, token) = (mqtt_hub, config.state_dir.clone(), config.http.token.clone());
-        tokio::spawn(crate::mqtt::publisher::run(mqtt, boards.clone(), hub, dir, token, shutdown.clone()));
-    }
+        tokio::spawn(crate::mqtt::publisher::run(mqtt, boards.clone(), hub, dir, token, shutdown.clone()))
+    });
 
     let signal = wait_for_signal().await?;
     tracing::info!("{signal}: shutting down");
@@ -134,6 +134,10 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         Ok(Ok(Err(e))) => tracing::warn!("HTTP server: {e}"),
         Ok(Err(e)) => tracing::warn!("HTTP server task: {e}"),
         Err(_) => tracing::warn!("open connections did not close in time"),
+    }
+    if let Some(publisher) = mqtt_publisher {
+        // It sends what the broker has not acknowledged yet, for a moment.
+        let _ = tokio::time::timeout(SHUTDOWN_GRACE, publisher).await;
     }
     tracing::info!("stopped");
     Ok(())

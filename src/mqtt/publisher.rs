@@ -36,6 +36,9 @@ const TICK: Duration = Duration::from_millis(250);
 const RETRY_FIRST: Duration = Duration::from_millis(250);
 const RETRY_MAX: Duration = Duration::from_secs(5);
 
+/// On shutdown, how long events not yet acknowledged may still be sent.
+const DRAIN: Duration = Duration::from_secs(2);
+
 /// File (in the state folder) of the last event per board the broker acknowledged.
 pub const ACKED_FILE: &str = "mqtt-acked.json";
 
@@ -186,9 +189,15 @@ async fn connection(
     let mut tick = tokio::time::interval(TICK);
     let mut in_flight = InFlight::default();
     let mut connected = false;
+    // Once the daemon stops: until when the last events may still be sent and acknowledged.
+    let mut draining: Option<tokio::time::Instant> = None;
     loop {
         if connected {
             send_events(&client, &config.hall, links, &mut in_flight);
+        }
+        if draining.is_some() && (!connected || links.iter().all(|l| l.acked >= l.board.last_seq())) {
+            let _ = client.try_disconnect();
+            return Outcome::Stopped;
         }
         tokio::select! {
             event = events.recv() => match event {
@@ -235,8 +244,11 @@ async fn connection(
                     send_states(&client, &config.hall, links, &mut in_flight);
                 }
             }
-            _ = stopped(shutdown) => {
-                let _ = client.try_disconnect();
+            _ = stopped(shutdown), if draining.is_none() => {
+                draining = Some(tokio::time::Instant::now() + DRAIN);
+            }
+            _ = tokio::time::sleep_until(draining.unwrap_or_else(tokio::time::Instant::now)), if draining.is_some() => {
+                tracing::warn!("MQTT: stopping with events not acknowledged by the broker; they are sent at the next start");
                 return Outcome::Stopped;
             }
         }

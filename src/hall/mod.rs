@@ -18,7 +18,7 @@ use tokio::sync::watch;
 
 use crate::mqtt::{parse_topic, topic};
 pub use config::HallConfig;
-use store::Store;
+use store::{Message, Store};
 
 /// Run the hall until SIGTERM or SIGINT.
 pub fn run(config: HallConfig) -> anyhow::Result<()> {
@@ -71,8 +71,31 @@ async fn serve(config: HallConfig) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Follow the broker: subscribe at every connection, store what comes, ask for what is missing.
+/// Messages stored together, at most (one sync per board for all of them).
+const BATCH: usize = 512;
+
+/// Follow the broker: subscribe at every connection, store what comes (in batches: what
+/// arrived while the last batch was being synced), ask for what is missing.
 async fn follow(hall: String, client: AsyncClient, mut eventloop: rumqttc::EventLoop, store: Arc<Store>) {
+    let (messages_in, mut messages) = tokio::sync::mpsc::unbounded_channel::<Message>();
+    let storing = {
+        let (hall, client) = (hall.clone(), client.clone());
+        tokio::spawn(async move {
+            let mut batch = Vec::new();
+            while messages.recv_many(&mut batch, BATCH).await > 0 {
+                let store = store.clone();
+                let taken = std::mem::take(&mut batch);
+                let Ok(received) = tokio::task::spawn_blocking(move || store.receive(&taken)).await else { continue };
+                for error in &received.errors {
+                    tracing::warn!("MQTT: {error}");
+                }
+                for (board, after) in received.resend {
+                    let request = json!({ "after": after }).to_string();
+                    let _ = client.try_publish(topic(&hall, &board, "resend"), QoS::AtLeastOnce, false, request);
+                }
+            }
+        })
+    };
     let mut pause = Duration::from_millis(250);
     loop {
         match eventloop.poll().await {
@@ -88,24 +111,9 @@ async fn follow(hall: String, client: AsyncClient, mut eventloop: rumqttc::Event
                 if !crate::mqtt::config::valid_topic_level(board) {
                     continue;
                 }
-                let (board, channel) = (board.to_string(), channel.to_string());
-                let store = store.clone();
-                // Storing syncs the copy to disk: blocking work.
-                let outcome = tokio::task::block_in_place(|| match channel.as_str() {
-                    "events" => store.event(&board, &message.payload).map(Some),
-                    "state" => store.state(&board, &message.payload).map(Some),
-                    "pdn" => store.pdn(&board, &message.payload).map(|_| None),
-                    _ => Ok(None),
-                });
-                match outcome {
-                    Ok(Some(received)) => {
-                        if let Some(after) = received.resend_after {
-                            let request = json!({ "after": after }).to_string();
-                            let _ = client.try_publish(topic(&hall, &board, "resend"), QoS::AtLeastOnce, false, request);
-                        }
-                    }
-                    Ok(None) => {}
-                    Err(e) => tracing::warn!(board, "MQTT {channel}: {e}"),
+                let message = Message { board: board.to_string(), channel: channel.to_string(), payload: message.payload.to_vec() };
+                if messages_in.send(message).is_err() {
+                    break;
                 }
             }
             Ok(_) => {}
@@ -116,6 +124,7 @@ async fn follow(hall: String, client: AsyncClient, mut eventloop: rumqttc::Event
             }
         }
     }
+    storing.abort();
 }
 
 async fn write_files(store: Arc<Store>, mut shutdown: watch::Receiver<bool>) {

@@ -46,13 +46,22 @@ struct HallBoard {
     duplicates: u64,
 }
 
-/// What a message changed, for the caller to act on.
+/// One message from the broker: a board's `events`, `state` or `pdn`.
+pub struct Message {
+    pub board: String,
+    pub channel: String,
+    pub payload: Vec<u8>,
+}
+
+/// What a batch of messages did.
 #[derive(Debug, Default, PartialEq)]
 pub struct Received {
-    /// Events stored now, in order (JSON text, as received).
+    /// Events stored (and synced), in order, as JSON text.
     pub stored: Vec<Arc<str>>,
-    /// Ask the daemon for the events after this one again.
-    pub resend_after: Option<u64>,
+    /// Ask these boards' daemons for the events after these again.
+    pub resend: Vec<(String, u64)>,
+    /// Messages that could not be taken, with why.
+    pub errors: Vec<String>,
 }
 
 pub struct Store {
@@ -88,23 +97,57 @@ impl HallBoard {
         })
     }
 
-    fn store(&mut self, event: Value, text: Arc<str>, received: &mut Received) -> anyhow::Result<()> {
-        self.log.append(&event)?;
+    fn store(&mut self, event: Value, text: Arc<str>, stored: &mut Vec<Arc<str>>) -> anyhow::Result<()> {
+        self.log.append_unsynced(&event)?;
         self.last_seq += 1;
         self.recent.push_back(event);
         if self.recent.len() > RECENT {
             self.recent.pop_front();
         }
-        received.stored.push(text);
+        stored.push(text);
         Ok(())
     }
 
-    fn ask_again(&mut self, received: &mut Received) {
+    /// The events after the last stored one, to ask for again (once a second at most).
+    fn ask_again(&mut self) -> Option<u64> {
         let now = Instant::now();
         if self.last_resend.is_none_or(|t| now.duration_since(t) >= RESEND_EVERY) {
             self.last_resend = Some(now);
-            received.resend_after = Some(self.last_seq);
+            return Some(self.last_seq);
         }
+        None
+    }
+
+    /// An event: stored if it is the next one (with those waiting after it), kept if it comes
+    /// after a gap, dropped if stored already. Returns where to ask again from, if anywhere.
+    fn event(&mut self, payload: &[u8], stored: &mut Vec<Arc<str>>) -> anyhow::Result<Option<u64>> {
+        let event: Value = serde_json::from_slice(payload)?;
+        let seq = seq_of(&event).ok_or_else(|| anyhow::anyhow!("an event without seq"))?;
+        if seq <= self.last_seq || self.waiting.contains_key(&seq) {
+            self.duplicates += 1;
+            return Ok(None);
+        }
+        if seq > self.last_seq + 1 {
+            if self.waiting.len() < MAX_WAITING {
+                self.waiting.insert(seq, event);
+            }
+            return Ok(self.ask_again());
+        }
+        self.store(event, Arc::from(String::from_utf8_lossy(payload)), stored)?;
+        while let Some(next) = self.waiting.remove(&(self.last_seq + 1)) {
+            let text = Arc::from(next.to_string());
+            self.store(next, text, stored)?;
+        }
+        Ok(if self.waiting.is_empty() { None } else { self.ask_again() })
+    }
+
+    /// The daemon's retained state: if its log goes further than the copy, ask.
+    fn state(&mut self, payload: &[u8]) -> anyhow::Result<Option<u64>> {
+        let state: Value = serde_json::from_slice(payload)?;
+        let daemon_last = state.get("last_seq").and_then(Value::as_u64).unwrap_or(0);
+        self.state = state;
+        self.files_behind = true;
+        Ok(if daemon_last > self.last_seq { self.ask_again() } else { None })
     }
 }
 
@@ -130,64 +173,60 @@ impl Store {
         Ok(boards.get_mut(id).expect("just inserted"))
     }
 
-    /// An event of `board` (JSON with `seq`).
-    pub fn event(&self, board: &str, payload: &[u8]) -> anyhow::Result<Received> {
-        let event: Value = serde_json::from_slice(payload)?;
-        let seq = seq_of(&event).ok_or_else(|| anyhow::anyhow!("an event without seq"))?;
+    /// Take a batch of messages: events are appended to the boards' copies, which are synced
+    /// once per board for the batch (group commit), and only then handed to live listeners.
+    pub fn receive(&self, messages: &[Message]) -> Received {
         let mut received = Received::default();
         let mut boards = lock(&self.boards);
-        let b = self.board(&mut boards, board)?;
-        if seq <= b.last_seq || b.waiting.contains_key(&seq) {
-            b.duplicates += 1;
-            return Ok(received);
-        }
-        if seq > b.last_seq + 1 {
-            if b.waiting.len() < MAX_WAITING {
-                b.waiting.insert(seq, event);
+        let mut touched: Vec<(String, Vec<Arc<str>>)> = Vec::new();
+        for message in messages {
+            let board = match self.board(&mut boards, &message.board) {
+                Ok(b) => b,
+                Err(e) => {
+                    received.errors.push(format!("{}: {e}", message.board));
+                    continue;
+                }
+            };
+            let mut stored = Vec::new();
+            let asked = match message.channel.as_str() {
+                "events" => board.event(&message.payload, &mut stored),
+                "state" => board.state(&message.payload),
+                "pdn" => {
+                    board.pdn = Arc::from(String::from_utf8_lossy(&message.payload));
+                    board.files_behind = true;
+                    Ok(None)
+                }
+                _ => Ok(None),
+            };
+            match asked {
+                Ok(Some(after)) => received.resend.push((message.board.clone(), after)),
+                Ok(None) => {}
+                Err(e) => received.errors.push(format!("{} {}: {e}", message.board, message.channel)),
             }
-            b.ask_again(&mut received);
-            return Ok(received);
+            if !stored.is_empty() {
+                match touched.iter_mut().find(|(id, _)| *id == message.board) {
+                    Some((_, texts)) => texts.extend(stored),
+                    None => touched.push((message.board.clone(), stored)),
+                }
+            }
         }
-        b.store(event, Arc::from(String::from_utf8_lossy(payload)), &mut received)?;
-        while let Some(next) = b.waiting.remove(&(b.last_seq + 1)) {
-            let text = Arc::from(next.to_string());
-            b.store(next, text, &mut received)?;
-        }
-        // Waiting ones at or below what is stored now are copies.
-        let last = b.last_seq;
-        b.waiting.retain(|&s, _| s > last);
-        if !b.waiting.is_empty() {
-            b.ask_again(&mut received);
+        for (id, texts) in touched {
+            let Some(board) = boards.get_mut(&id) else { continue };
+            match board.log.sync() {
+                Ok(()) => received.stored.extend(texts),
+                Err(e) => {
+                    // Not on disk: forget the board's state in memory; it is read back from
+                    // the copy at its next message, and the missing events are asked for.
+                    received.errors.push(format!("{id}: {e}"));
+                    boards.remove(&id);
+                }
+            }
         }
         drop(boards);
         for text in &received.stored {
             let _ = self.live.send(text.clone());
         }
-        Ok(received)
-    }
-
-    /// The daemon's retained state of `board`: if its log goes further than the copy, ask.
-    pub fn state(&self, board: &str, payload: &[u8]) -> anyhow::Result<Received> {
-        let state: Value = serde_json::from_slice(payload)?;
-        let mut received = Received::default();
-        let mut boards = lock(&self.boards);
-        let b = self.board(&mut boards, board)?;
-        let daemon_last = state.get("last_seq").and_then(Value::as_u64).unwrap_or(0);
-        if daemon_last > b.last_seq {
-            b.ask_again(&mut received);
-        }
-        b.state = state;
-        b.files_behind = true;
-        Ok(received)
-    }
-
-    /// The current game of `board` as PDN.
-    pub fn pdn(&self, board: &str, payload: &[u8]) -> anyhow::Result<()> {
-        let mut boards = lock(&self.boards);
-        let b = self.board(&mut boards, board)?;
-        b.pdn = Arc::from(String::from_utf8_lossy(payload));
-        b.files_behind = true;
-        Ok(())
+        received
     }
 
     /// Write the states and games that changed (every second or so, and at the end).
@@ -268,8 +307,12 @@ impl Store {
 mod tests {
     use super::*;
 
-    fn event(seq: u64) -> Vec<u8> {
-        serde_json::json!({"board": "t", "seq": seq, "line": format!("{seq}: x")}).to_string().into_bytes()
+    fn message(channel: &str, payload: Vec<u8>) -> Vec<Message> {
+        vec![Message { board: "t".into(), channel: channel.into(), payload }]
+    }
+
+    fn event(seq: u64) -> Vec<Message> {
+        message("events", serde_json::json!({"board": "t", "seq": seq, "line": format!("{seq}: x")}).to_string().into_bytes())
     }
 
     #[test]
@@ -277,22 +320,24 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("bw-hall-store-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let store = Store::open(&dir).unwrap();
-        assert_eq!(store.event("t", &event(1)).unwrap().stored.len(), 1);
-        assert!(store.event("t", &event(1)).unwrap().stored.is_empty(), "a copy is dropped");
-        let gap = store.event("t", &event(3)).unwrap();
-        assert_eq!((gap.stored.len(), gap.resend_after), (0, Some(1)));
-        assert_eq!(store.event("t", &event(2)).unwrap().stored.len(), 2, "2 and the waiting 3");
-        // The daemon's state says its log goes to 5: asked for (once a second at most).
-        store.state("t", br#"{"last_seq": 5}"#).unwrap();
-        store.pdn("t", b"[Event \"x\"]\n1. 11-15 *\n").unwrap();
+        assert_eq!(store.receive(&event(1)).stored.len(), 1);
+        assert!(store.receive(&event(1)).stored.is_empty(), "a copy is dropped");
+        let gap = store.receive(&event(3));
+        assert_eq!((gap.stored.len(), gap.resend), (0, vec![("t".to_string(), 1)]));
+        let batch: Vec<Message> = [event(2), event(4), event(2)].into_iter().flatten().collect();
+        assert_eq!(store.receive(&batch).stored.len(), 3, "2, the waiting 3, and 4; not 2 again");
+        store.receive(&message("state", br#"{"last_seq": 5}"#.to_vec()));
+        store.receive(&message("pdn", b"[Event \"x\"]\n1. 11-15 *\n".to_vec()));
+        let bad = store.receive(&message("events", b"{\"no\": 1}".to_vec()));
+        assert!(bad.errors[0].contains("without seq"), "{bad:?}");
         store.write_files();
         drop(store);
 
         let store = Store::open(&dir).unwrap();
-        assert_eq!(store.last_seqs()["t"], 3, "read back after a restart");
-        assert!(store.event("t", &event(3)).unwrap().stored.is_empty());
+        assert_eq!(store.last_seqs()["t"], 4, "read back after a restart");
+        assert!(store.receive(&event(3)).stored.is_empty());
         assert!(store.round_pdn().contains("1. 11-15 *"));
         let seqs: Vec<u64> = store.events_after("t", 1).unwrap().unwrap().iter().filter_map(seq_of).collect();
-        assert_eq!(seqs, [2, 3]);
+        assert_eq!(seqs, [2, 3, 4]);
     }
 }

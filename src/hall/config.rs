@@ -125,4 +125,19 @@ mod tests {
         let err = HallConfig::parse("[mqtt]\nurl = 3\n", "hall.toml", Path::new(".")).unwrap_err().to_string();
         assert!(err.contains("mqtt.url"), "{err}");
     }
+
+    #[test]
+    fn the_example_hall_configuration_is_valid() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("systemd/hall.toml");
+        let text = std::fs::read_to_string(path).unwrap();
+        // The token file is created at installation; stand in a temporary one.
+        let dir = std::env::temp_dir().join(format!("bw-hall-example-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("token"), "s3cret\n").unwrap();
+        let text = text.replace("/etc/boardwatch/token", &dir.join("token").display().to_string());
+        let config = HallConfig::parse(&text, "hall.toml", Path::new("/etc/boardwatch")).unwrap();
+        assert_eq!(config.token.as_deref(), Some("s3cret"));
+        assert_eq!(config.mqtt.hall, "spring-open");
+        assert_eq!(config.round.as_deref(), Some("Round 1"));
+    }
 }

@@ -160,6 +160,15 @@ fn three_daemons_and_a_hall_survive_broker_daemon_and_hall_kills_with_every_even
             assert_eq!(&pdn_moves(&hall.get_text(&format!("/boards/{id}/game.pdn"))), moves, "board {id}");
         }
     }
+    // Each daemon knows the broker acknowledged every event (what it would send again after a
+    // restart: nothing).
+    for (d, (_, boards)) in configs.iter().enumerate() {
+        let acked_file = dir.join(format!("daemon{d}/state/mqtt-acked.json"));
+        wait_until(Duration::from_secs(10), "the daemons saved what the broker acknowledged", || {
+            let acked: Value = std::fs::read(&acked_file).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or(Value::Null);
+            boards.iter().all(|(id, _)| acked[id].as_u64() == daemons[d].get_json(&format!("/boards/{id}"))["last_seq"].as_u64())
+        });
+    }
     // The round: one PDN with every board's game, read back by the project's reader.
     let round = hall.get_text("/round.pdn");
     let games = read_games(&round, ReadMode::Strict).unwrap();

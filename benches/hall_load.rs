@@ -6,6 +6,10 @@
 //! It checks that the hall got every event once.
 //!
 //! `cargo bench --bench hall_load -- --boards 200 --daemons 2 --pace-ms 250 --seconds 60`
+//!
+//! With `--synthetic N` no daemon runs: the bench itself publishes N events per board to the
+//! broker as fast as the broker takes them (QoS 1, boards interleaved), each stamped with the
+//! time it was handed over: the most the hall takes in, and the latency from publish to SSE.
 
 #[path = "../tests/daemon_common/mod.rs"]
 mod daemon_common;
@@ -76,6 +80,14 @@ fn main() {
         }
     });
     std::thread::sleep(Duration::from_millis(300));
+
+    let synthetic = arg("--synthetic", 0);
+    if synthetic > 0 {
+        flood(port, boards, synthetic, &arrivals);
+        let _ = broker.kill();
+        let _ = broker.wait();
+        return;
+    }
 
     // The daemons: boards split among them, each playing sample games one after another.
     let games: Vec<(Vec<String>, Vec<String>)> = (0..20).map(sample_game).collect();
@@ -162,5 +174,47 @@ fn main() {
     if missing > 0 {
         eprintln!("hall_load: {missing} events did not reach the hall's stream");
         std::process::exit(1);
+    }
+}
+
+/// Publish `per_board` events for each of `boards` boards as fast as the broker takes them, then
+/// report what reached the hall's SSE stream and how long it took.
+fn flood(port: u16, boards: usize, per_board: u64, arrivals: &Arc<Mutex<HashMap<(String, u64), f64>>>) {
+    let mut options = rumqttc::MqttOptions::new("hall-load-flood", "127.0.0.1", port);
+    options.set_keep_alive(Duration::from_secs(10));
+    let (client, mut connection) = rumqttc::Client::new(options, 1000);
+    std::thread::spawn(move || for _ in connection.iter() {});
+    let total = boards as u64 * per_board;
+    eprintln!("hall_load: publishing {per_board} events for each of {boards} boards ({total} events)");
+    let mut sent_at: HashMap<(String, u64), f64> = HashMap::new();
+    let started = now();
+    for seq in 1..=per_board {
+        for b in 0..boards {
+            let id = format!("b{b:03}");
+            let at = now();
+            let event = serde_json::json!({"board": id, "seq": seq, "kind": "move", "line": format!("{seq}: OK: synthetic"), "sent": at});
+            client.publish(format!("boardwatch/load/{id}/events"), rumqttc::QoS::AtLeastOnce, false, event.to_string()).unwrap();
+            sent_at.insert((id, seq), at);
+        }
+    }
+    let published = now() - started;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while arrivals.lock().unwrap().len() < total as usize && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let arrivals = arrivals.lock().unwrap().clone();
+    let mut latencies: Vec<f64> = sent_at.iter().filter_map(|(key, at)| arrivals.get(key).map(|arrived| (arrived - at) * 1000.0)).collect();
+    latencies.sort_by(f64::total_cmp);
+    let last = arrivals.values().fold(0f64, |a, b| a.max(*b));
+    println!("published {total} events in {published:.1} s ({:.0}/s); the hall's SSE delivered {}", total as f64 / published, latencies.len());
+    println!("hall intake {:.0} events/s (first publish to last arrival)", latencies.len() as f64 / (last - started));
+    if !latencies.is_empty() {
+        println!(
+            "latency publish -> hall SSE: p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+            percentile(&latencies, 0.5),
+            percentile(&latencies, 0.9),
+            percentile(&latencies, 0.99),
+            latencies.last().unwrap()
+        );
     }
 }

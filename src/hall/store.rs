@@ -24,6 +24,8 @@ use crate::publish::eventlog::EventLog;
 const RECENT: usize = 12;
 /// Events waiting after a gap, at most (more are dropped and asked for again later).
 const MAX_WAITING: usize = 10_000;
+/// Threads syncing boards' copies at once.
+const SYNC_THREADS: usize = 8;
 /// A board's missing events are asked for at most this often.
 const RESEND_EVERY: Duration = Duration::from_secs(1);
 
@@ -210,11 +212,28 @@ impl Store {
                 }
             }
         }
+        // One sync per board touched, several at once: the file system merges them into few
+        // journal commits, where one after the other they would each wait for the disk.
+        let ids: Vec<String> = touched.iter().map(|(id, _)| id.clone()).collect();
+        let mut to_sync: Vec<(&String, &mut HallBoard)> = boards.iter_mut().filter(|(id, _)| ids.contains(id)).collect();
+        let chunk = to_sync.len().div_ceil(SYNC_THREADS).max(1);
+        let failed: Vec<(String, String)> = std::thread::scope(|scope| {
+            let workers: Vec<_> = to_sync
+                .chunks_mut(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter_mut()
+                            .filter_map(|(id, board)| board.log.sync().err().map(|e| (id.to_string(), e.to_string())))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            workers.into_iter().flat_map(|w| w.join().unwrap_or_default()).collect()
+        });
         for (id, texts) in touched {
-            let Some(board) = boards.get_mut(&id) else { continue };
-            match board.log.sync() {
-                Ok(()) => received.stored.extend(texts),
-                Err(e) => {
+            match failed.iter().find(|(failed_id, _)| *failed_id == id) {
+                None => received.stored.extend(texts),
+                Some((_, e)) => {
                     // Not on disk: forget the board's state in memory; it is read back from
                     // the copy at its next message, and the missing events are asked for.
                     received.errors.push(format!("{id}: {e}"));

@@ -132,6 +132,9 @@ fn main() {
     }
     for daemon in &mut running {
         daemon.terminate();
+        for line in daemon.log.lock().unwrap().lines().filter(|l| l.contains("not acknowledged")) {
+            eprintln!("daemon: {line}");
+        }
     }
     std::thread::sleep(Duration::from_secs(3));
 

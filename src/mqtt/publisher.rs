@@ -30,14 +30,17 @@ use crate::publish::hub::Hub;
 /// Publishes handed to the client and not yet acknowledged, at most (below rumqttc's 100
 /// in-flight packet ids, so that ids never collide).
 const WINDOW: usize = 80;
-/// How often the acknowledged positions are saved and states and PDNs are republished.
+/// How often the acknowledged positions are saved and changed states and PDNs published.
 const TICK: Duration = Duration::from_millis(250);
+/// A board's state and PDN are published at most this often (they are whole documents; the
+/// events carry every change at once).
+const STATE_EVERY: Duration = Duration::from_secs(1);
 /// Pause before connecting again after a failure (doubling up to `RETRY_MAX`).
 const RETRY_FIRST: Duration = Duration::from_millis(250);
 const RETRY_MAX: Duration = Duration::from_secs(5);
 
 /// On shutdown, how long events not yet acknowledged may still be sent.
-const DRAIN: Duration = Duration::from_secs(2);
+const DRAIN: Duration = Duration::from_secs(5);
 
 /// File (in the state folder) of the last event per board the broker acknowledged.
 pub const ACKED_FILE: &str = "mqtt-acked.json";
@@ -61,6 +64,7 @@ struct Link {
     /// The state or PDN changed since they were last published.
     dirty: bool,
     last_pdn: Option<Arc<str>>,
+    last_state: Option<tokio::time::Instant>,
 }
 
 impl Link {
@@ -113,7 +117,7 @@ pub async fn run(config: MqttConfig, boards: Vec<Arc<Board>>, hub: Hub, state_di
         .into_iter()
         .map(|board| {
             let acked = saved.get(board.id()).copied().unwrap_or(0);
-            Link { board, acked, acked_above: BTreeSet::new(), sent: acked, dirty: true, last_pdn: None }
+            Link { board, acked, acked_above: BTreeSet::new(), sent: acked, dirty: true, last_pdn: None, last_state: None }
         })
         .collect();
     let default_id = format!("boardwatch-{}-{}", config.hall, links.first().map_or("none", |l| l.board.id()));
@@ -184,6 +188,7 @@ async fn connection(
         link.acked_above.clear();
         link.dirty = true;
         link.last_pdn = None;
+        link.last_state = None;
     }
     let mut hub_messages = hub.subscribe();
     let mut tick = tokio::time::interval(TICK);
@@ -296,7 +301,8 @@ fn send_events(client: &AsyncClient, hall: &str, links: &mut [Link], in_flight: 
 
 /// Publish (retained) the state and the PDN of the boards that changed.
 fn send_states(client: &AsyncClient, hall: &str, links: &mut [Link], in_flight: &mut InFlight) {
-    for link in links.iter_mut().filter(|l| l.dirty) {
+    let now = tokio::time::Instant::now();
+    for link in links.iter_mut().filter(|l| l.dirty && l.last_state.is_none_or(|t| now.duration_since(t) >= STATE_EVERY)) {
         if in_flight.len() + 2 > WINDOW {
             return;
         }
@@ -315,6 +321,7 @@ fn send_states(client: &AsyncClient, hall: &str, links: &mut [Link], in_flight: 
             link.last_pdn = Some(pdn);
         }
         link.dirty = false;
+        link.last_state = Some(now);
     }
 }
 

@@ -25,7 +25,7 @@ use tokio::sync::{mpsc, watch};
 use super::{parse_topic, topic, MqttConfig};
 use crate::daemon::board::Board;
 use crate::publish::atomic::write_atomically;
-use crate::publish::hub::Hub;
+use crate::publish::hub::{BoardEvent, Hub};
 
 /// Publishes handed to the client and not yet acknowledged, at most (below rumqttc's 100
 /// in-flight packet ids, so that ids never collide).
@@ -65,6 +65,9 @@ struct Link {
     dirty: bool,
     last_pdn: Option<Arc<str>>,
     last_state: Option<tokio::time::Instant>,
+    /// Events read from the board and not handed over yet (after a restart they may come from
+    /// a long log: read once, not once per window).
+    backlog: VecDeque<Arc<BoardEvent>>,
 }
 
 impl Link {
@@ -117,7 +120,7 @@ pub async fn run(config: MqttConfig, boards: Vec<Arc<Board>>, hub: Hub, state_di
         .into_iter()
         .map(|board| {
             let acked = saved.get(board.id()).copied().unwrap_or(0);
-            Link { board, acked, acked_above: BTreeSet::new(), sent: acked, dirty: true, last_pdn: None, last_state: None }
+            Link { board, acked, acked_above: BTreeSet::new(), sent: acked, dirty: true, last_pdn: None, last_state: None, backlog: VecDeque::new() }
         })
         .collect();
     let default_id = format!("boardwatch-{}-{}", config.hall, links.first().map_or("none", |l| l.board.id()));
@@ -189,6 +192,7 @@ async fn connection(
         link.dirty = true;
         link.last_pdn = None;
         link.last_state = None;
+        link.backlog.clear();
     }
     let mut hub_messages = hub.subscribe();
     let mut tick = tokio::time::interval(TICK);
@@ -279,15 +283,17 @@ fn send_events(client: &AsyncClient, hall: &str, links: &mut [Link], in_flight: 
         if in_flight.len() >= WINDOW {
             return;
         }
-        if link.board.last_seq() <= link.sent {
-            continue;
+        if link.backlog.is_empty() {
+            if link.board.last_seq() <= link.sent {
+                continue;
+            }
+            link.backlog = link.board.events_after(link.sent).into();
         }
-        let room = WINDOW - in_flight.len();
-        let events = link.board.events_after(link.sent);
-        for event in events.into_iter().take(room) {
-            let payload = match serde_json::to_vec(event.as_ref()) {
-                Ok(p) => p,
-                Err(_) => continue,
+        while in_flight.len() < WINDOW {
+            let Some(event) = link.backlog.front() else { break };
+            let Ok(payload) = serde_json::to_vec(event.as_ref()) else {
+                link.backlog.pop_front();
+                continue;
             };
             if client.try_publish(topic(hall, link.board.id(), "events"), QoS::AtLeastOnce, false, payload).is_err() {
                 return;
@@ -295,6 +301,7 @@ fn send_events(client: &AsyncClient, hall: &str, links: &mut [Link], in_flight: 
             in_flight.handed.push_back(Sent::Event { board: index, seq: event.event.seq });
             link.sent = event.event.seq;
             link.dirty = true;
+            link.backlog.pop_front();
         }
     }
 }
@@ -337,7 +344,10 @@ async fn handle_request(hall: &str, links: &mut [Link], requests: &Requests, top
     match channel {
         "resend" => {
             if let Some(after) = message.get("after").and_then(Value::as_u64) {
-                link.sent = link.sent.min(after);
+                if after < link.sent {
+                    link.sent = after;
+                    link.backlog.clear();
+                }
             }
         }
         "actions" => {

@@ -27,11 +27,18 @@ use serde_json::Value;
 
 fn arg(name: &str, default: u64) -> u64 {
     let args: Vec<String> = std::env::args().collect();
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 fn now() -> f64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs_f64()
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -43,22 +50,50 @@ fn main() {
     let daemons = arg("--daemons", 2) as usize;
     let pace_ms = arg("--pace-ms", 250);
     let seconds = arg("--seconds", 60);
-    let Some(mosquitto) = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"].iter().map(PathBuf::from).find(|p| p.exists()) else {
+    let Some(mosquitto) = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists())
+    else {
         eprintln!("hall_load: mosquitto is not installed (`make deps` installs it)");
         std::process::exit(1);
     };
     let dir = temp_dir("hall-load");
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    std::fs::write(dir.join("mosquitto.conf"), format!("listener {port} 127.0.0.1\nallow_anonymous true\nmax_queued_messages 0\n")).unwrap();
-    let mut broker: Child = Command::new(&mosquitto).arg("-c").arg(dir.join("mosquitto.conf")).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    std::fs::write(
+        dir.join("mosquitto.conf"),
+        format!("listener {port} 127.0.0.1\nallow_anonymous true\nmax_queued_messages 0\n"),
+    )
+    .unwrap();
+    let mut broker: Child = Command::new(&mosquitto)
+        .arg("-c")
+        .arg(dir.join("mosquitto.conf"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
         std::thread::sleep(Duration::from_millis(20));
     }
     let mqtt = format!("[mqtt]\nurl = \"mqtt://127.0.0.1:{port}\"\nhall = \"load\"\n");
-    std::fs::write(dir.join("hall.toml"), format!("state_dir = \"hall-state\"\n[http]\ntoken = \"{TOKEN}\"\n{mqtt}")).unwrap();
+    std::fs::write(
+        dir.join("hall.toml"),
+        format!("state_dir = \"hall-state\"\n[http]\ntoken = \"{TOKEN}\"\n{mqtt}"),
+    )
+    .unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_boardwatch"));
-    command.args(["hall", "--listen", "127.0.0.1:0", "--config"]).arg(dir.join("hall.toml")).env("RUST_LOG", "boardwatch=warn,boardwatch::hall=info");
-    command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
+    command
+        .args(["hall", "--listen", "127.0.0.1:0", "--config"])
+        .arg(dir.join("hall.toml"))
+        .env("RUST_LOG", "boardwatch=warn,boardwatch::hall=info");
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
     let hall = Daemon::spawn(command);
 
     // Stamp every event as the hall's SSE stream delivers it.
@@ -66,7 +101,13 @@ fn main() {
     let sink = arrivals.clone();
     let url = hall.url("/events/stream");
     std::thread::spawn(move || {
-        let response = reqwest::blocking::Client::builder().timeout(None).build().unwrap().get(&url).send().unwrap();
+        let response = reqwest::blocking::Client::builder()
+            .timeout(None)
+            .build()
+            .unwrap()
+            .get(&url)
+            .send()
+            .unwrap();
         for line in BufReader::new(response).lines() {
             let Ok(line) = line else { return };
             if let Some(data) = line.strip_prefix("data:") {
@@ -127,12 +168,22 @@ fn main() {
     while started.elapsed() < Duration::from_secs(seconds) {
         std::thread::sleep(Duration::from_secs(10));
         let count = arrivals.lock().unwrap().len();
-        eprintln!("  {:>4.0} s: {count} events at the hall ({:.0}/s)", started.elapsed().as_secs_f64(), (count - last_count) as f64 / 10.0);
+        eprintln!(
+            "  {:>4.0} s: {count} events at the hall ({:.0}/s)",
+            started.elapsed().as_secs_f64(),
+            (count - last_count) as f64 / 10.0
+        );
         last_count = count;
     }
     for daemon in &mut running {
         daemon.terminate();
-        for line in daemon.log.lock().unwrap().lines().filter(|l| l.contains("not acknowledged")) {
+        for line in daemon
+            .log
+            .lock()
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains("not acknowledged"))
+        {
             eprintln!("daemon: {line}");
         }
     }
@@ -167,8 +218,15 @@ fn main() {
     latencies.sort_by(f64::total_cmp);
     let span = (last_at - first_at).max(1e-9);
     println!("events logged by the daemons {logged}, received by the hall's SSE {received} ({missing} missing)");
-    println!("hall intake {:.0} events/s over {:.0} s", received as f64 / span, span);
-    println!("latency over the {} events logged after the first 5 s:", latencies.len());
+    println!(
+        "hall intake {:.0} events/s over {:.0} s",
+        received as f64 / span,
+        span
+    );
+    println!(
+        "latency over the {} events logged after the first 5 s:",
+        latencies.len()
+    );
     if !latencies.is_empty() {
         println!(
             "latency synced log -> hall SSE: p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
@@ -189,13 +247,20 @@ fn main() {
 
 /// Publish `per_board` events for each of `boards` boards as fast as the broker takes them, then
 /// report what reached the hall's SSE stream and how long it took.
-fn flood(port: u16, boards: usize, per_board: u64, arrivals: &Arc<Mutex<HashMap<(String, u64), f64>>>) {
+fn flood(
+    port: u16,
+    boards: usize,
+    per_board: u64,
+    arrivals: &Arc<Mutex<HashMap<(String, u64), f64>>>,
+) {
     let mut options = rumqttc::MqttOptions::new("hall-load-flood", "127.0.0.1", port);
     options.set_keep_alive(Duration::from_secs(10));
     let (client, mut connection) = rumqttc::Client::new(options, 1000);
     std::thread::spawn(move || for _ in connection.iter() {});
     let total = boards as u64 * per_board;
-    eprintln!("hall_load: publishing {per_board} events for each of {boards} boards ({total} events)");
+    eprintln!(
+        "hall_load: publishing {per_board} events for each of {boards} boards ({total} events)"
+    );
     let mut sent_at: HashMap<(String, u64), f64> = HashMap::new();
     let started = now();
     for seq in 1..=per_board {
@@ -203,7 +268,14 @@ fn flood(port: u16, boards: usize, per_board: u64, arrivals: &Arc<Mutex<HashMap<
             let id = format!("b{b:03}");
             let at = now();
             let event = serde_json::json!({"board": id, "seq": seq, "kind": "move", "line": format!("{seq}: OK: synthetic"), "sent": at});
-            client.publish(format!("boardwatch/load/{id}/events"), rumqttc::QoS::AtLeastOnce, false, event.to_string()).unwrap();
+            client
+                .publish(
+                    format!("boardwatch/load/{id}/events"),
+                    rumqttc::QoS::AtLeastOnce,
+                    false,
+                    event.to_string(),
+                )
+                .unwrap();
             sent_at.insert((id, seq), at);
         }
     }
@@ -213,11 +285,21 @@ fn flood(port: u16, boards: usize, per_board: u64, arrivals: &Arc<Mutex<HashMap<
         std::thread::sleep(Duration::from_millis(100));
     }
     let arrivals = arrivals.lock().unwrap().clone();
-    let mut latencies: Vec<f64> = sent_at.iter().filter_map(|(key, at)| arrivals.get(key).map(|arrived| (arrived - at) * 1000.0)).collect();
+    let mut latencies: Vec<f64> = sent_at
+        .iter()
+        .filter_map(|(key, at)| arrivals.get(key).map(|arrived| (arrived - at) * 1000.0))
+        .collect();
     latencies.sort_by(f64::total_cmp);
     let last = arrivals.values().fold(0f64, |a, b| a.max(*b));
-    println!("published {total} events in {published:.1} s ({:.0}/s); the hall's SSE delivered {}", total as f64 / published, latencies.len());
-    println!("hall intake {:.0} events/s (first publish to last arrival)", latencies.len() as f64 / (last - started));
+    println!(
+        "published {total} events in {published:.1} s ({:.0}/s); the hall's SSE delivered {}",
+        total as f64 / published,
+        latencies.len()
+    );
+    println!(
+        "hall intake {:.0} events/s (first publish to last arrival)",
+        latencies.len() as f64 / (last - started)
+    );
     if !latencies.is_empty() {
         println!(
             "latency publish -> hall SSE: p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms, max {:.1} ms",

@@ -19,11 +19,22 @@ use serde_json::Value;
 
 /// Debian's broker, if installed (`make deps` installs it).
 fn mosquitto() -> Option<PathBuf> {
-    ["/usr/sbin/mosquitto", "/usr/bin/mosquitto", "/usr/local/sbin/mosquitto"].iter().map(PathBuf::from).find(|p| p.exists())
+    [
+        "/usr/sbin/mosquitto",
+        "/usr/bin/mosquitto",
+        "/usr/local/sbin/mosquitto",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .find(|p| p.exists())
 }
 
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// A mosquitto on `port` of the loopback interface, killed when dropped.
@@ -35,10 +46,19 @@ impl Broker {
     fn start(binary: &Path, dir: &Path, port: u16) -> Broker {
         let config = dir.join("mosquitto.conf");
         std::fs::write(&config, format!("listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 0\n")).unwrap();
-        let child = Command::new(binary).arg("-c").arg(&config).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+        let child = Command::new(binary)
+            .arg("-c")
+            .arg(&config)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
         let deadline = Instant::now() + Duration::from_secs(10);
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "mosquitto did not listen on port {port}");
+            assert!(
+                Instant::now() < deadline,
+                "mosquitto did not listen on port {port}"
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
         Broker { child }
@@ -120,7 +140,10 @@ fn three_daemons_and_a_hall_survive_broker_daemon_and_hall_kills_with_every_even
     .unwrap();
     let mut hall = start_hall(&hall_config);
     let configs: Vec<_> = (0..DAEMONS).map(|d| daemon_config(&dir, d, port)).collect();
-    let mut daemons: Vec<Daemon> = configs.iter().map(|(config, _)| Daemon::start(config)).collect();
+    let mut daemons: Vec<Daemon> = configs
+        .iter()
+        .map(|(config, _)| Daemon::start(config))
+        .collect();
 
     // Mid-round: the broker dies and comes back having forgotten everything, a daemon is
     // SIGKILLed and started again, and so is the hall.
@@ -138,7 +161,11 @@ fn three_daemons_and_a_hall_survive_broker_daemon_and_hall_kills_with_every_even
     // Every daemon finishes its games.
     for (daemon, (_, boards)) in daemons.iter().zip(&configs) {
         for (id, moves) in boards {
-            daemon.wait_for_board(id, "the whole game", |b| b["game"]["moves"].as_array().is_some_and(|m| m.len() == moves.len()));
+            daemon.wait_for_board(id, "the whole game", |b| {
+                b["game"]["moves"]
+                    .as_array()
+                    .is_some_and(|m| m.len() == moves.len())
+            });
         }
     }
     // The hall has every event of every board exactly once, as the daemons logged them, and
@@ -147,27 +174,54 @@ fn three_daemons_and_a_hall_survive_broker_daemon_and_hall_kills_with_every_even
         for (id, moves) in boards {
             let logged = daemon.get_json(&format!("/boards/{id}/events"));
             let logged = logged.as_array().unwrap();
-            wait_until(Duration::from_secs(60), &format!("the hall has board {id}'s {} events and game", logged.len()), || {
-                let board = hall.get_json(&format!("/boards/{id}"));
-                board["last_seq"].as_u64() == Some(logged.len() as u64)
-                    && hall.get_text(&format!("/boards/{id}/game.pdn")) == daemon.get_text(&format!("/boards/{id}/game.pdn"))
-            });
+            wait_until(
+                Duration::from_secs(60),
+                &format!("the hall has board {id}'s {} events and game", logged.len()),
+                || {
+                    let board = hall.get_json(&format!("/boards/{id}"));
+                    board["last_seq"].as_u64() == Some(logged.len() as u64)
+                        && hall.get_text(&format!("/boards/{id}/game.pdn"))
+                            == daemon.get_text(&format!("/boards/{id}/game.pdn"))
+                },
+            );
             let copied = hall.get_json(&format!("/boards/{id}/events"));
-            let strip = |e: &Value| (e["seq"].as_u64().unwrap(), e["line"].as_str().unwrap().to_string());
+            let strip = |e: &Value| {
+                (
+                    e["seq"].as_u64().unwrap(),
+                    e["line"].as_str().unwrap().to_string(),
+                )
+            };
             let copied: Vec<_> = copied.as_array().unwrap().iter().map(strip).collect();
             let logged: Vec<_> = logged.iter().map(strip).collect();
-            assert_eq!(copied, logged, "board {id}: the hall's events are the daemon's, once each, in order");
-            assert_eq!(&pdn_moves(&hall.get_text(&format!("/boards/{id}/game.pdn"))), moves, "board {id}");
+            assert_eq!(
+                copied, logged,
+                "board {id}: the hall's events are the daemon's, once each, in order"
+            );
+            assert_eq!(
+                &pdn_moves(&hall.get_text(&format!("/boards/{id}/game.pdn"))),
+                moves,
+                "board {id}"
+            );
         }
     }
     // Each daemon knows the broker acknowledged every event (what it would send again after a
     // restart: nothing).
     for (d, (_, boards)) in configs.iter().enumerate() {
         let acked_file = dir.join(format!("daemon{d}/state/mqtt-acked.json"));
-        wait_until(Duration::from_secs(10), "the daemons saved what the broker acknowledged", || {
-            let acked: Value = std::fs::read(&acked_file).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or(Value::Null);
-            boards.iter().all(|(id, _)| acked[id].as_u64() == daemons[d].get_json(&format!("/boards/{id}"))["last_seq"].as_u64())
-        });
+        wait_until(
+            Duration::from_secs(10),
+            "the daemons saved what the broker acknowledged",
+            || {
+                let acked: Value = std::fs::read(&acked_file)
+                    .ok()
+                    .and_then(|b| serde_json::from_slice(&b).ok())
+                    .unwrap_or(Value::Null);
+                boards.iter().all(|(id, _)| {
+                    acked[id].as_u64()
+                        == daemons[d].get_json(&format!("/boards/{id}"))["last_seq"].as_u64()
+                })
+            },
+        );
     }
     // The round: one PDN with every board's game, read back by the project's reader.
     let round = hall.get_text("/round.pdn");
@@ -181,22 +235,39 @@ fn three_daemons_and_a_hall_survive_broker_daemon_and_hall_kills_with_every_even
     // second one was started again after it).
     for daemon in [&daemons[0], &daemons[2]] {
         let log = daemon.log.lock().unwrap().clone();
-        assert!(log.contains("connecting again"), "a daemon noticed the broker go:\n{log}");
+        assert!(
+            log.contains("connecting again"),
+            "a daemon noticed the broker go:\n{log}"
+        );
     }
-    let dropped: u64 = overview.as_array().unwrap().iter().map(|b| b["duplicates_dropped"].as_u64().unwrap()).sum();
+    let dropped: u64 = overview
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["duplicates_dropped"].as_u64().unwrap())
+        .sum();
     eprintln!("copies dropped by the hall after its restart: {dropped}");
 
     // An operator action from the hall reaches the board's daemon (with the token only).
     let (status, _) = hall.act("d2b3", Some("wrong"), r#"{"op": "new_game"}"#);
     assert_eq!(status, 401);
-    let before = daemons[2].get_json("/boards/d2b3")["last_seq"].as_u64().unwrap();
+    let before = daemons[2].get_json("/boards/d2b3")["last_seq"]
+        .as_u64()
+        .unwrap();
     let (status, answer) = hall.act("d2b3", Some(TOKEN), r#"{"op": "new_game"}"#);
     assert_eq!(status, 202, "{answer}");
-    let after = daemons[2].wait_for_board("d2b3", "a new game from the hall", |b| b["last_seq"].as_u64() > Some(before));
-    assert_eq!(after["last_events"].as_array().unwrap().last().unwrap()["line"], "1: Init Ready");
-    wait_until(Duration::from_secs(10), "the hall shows the new game's event", || {
-        hall.get_json("/boards/d2b3")["last_seq"].as_u64() == after["last_seq"].as_u64()
+    let after = daemons[2].wait_for_board("d2b3", "a new game from the hall", |b| {
+        b["last_seq"].as_u64() > Some(before)
     });
+    assert_eq!(
+        after["last_events"].as_array().unwrap().last().unwrap()["line"],
+        "1: Init Ready"
+    );
+    wait_until(
+        Duration::from_secs(10),
+        "the hall shows the new game's event",
+        || hall.get_json("/boards/d2b3")["last_seq"].as_u64() == after["last_seq"].as_u64(),
+    );
     drop(daemons);
     broker.kill();
 }
@@ -211,16 +282,36 @@ fn overview_page_shows_every_board(hall: &Daemon, daemon: &Daemon) {
     let dir = temp_dir("mqtt-hall-page");
     let mut browser = browser_common::Browser::launch(binary, &dir.join("chromium-profile"));
     browser.call("Page.navigate", serde_json::json!({"url": hall.url("/")}));
-    browser.wait_for("every board", "document.querySelectorAll('.board').length", |v| v.as_u64() == Some((DAEMONS * BOARDS_EACH) as u64));
+    browser.wait_for(
+        "every board",
+        "document.querySelectorAll('.board').length",
+        |v| v.as_u64() == Some((DAEMONS * BOARDS_EACH) as u64),
+    );
     // A board's card: its pieces as the daemon's position has them, its last moves.
     let state = daemon.get_json("/boards/d0b1");
-    let on_board: usize =
-        state["game"]["grid"].as_array().unwrap().iter().map(|r| r.as_str().unwrap().chars().filter(|c| *c != '.').count()).sum();
-    let pieces = browser.eval("document.querySelectorAll('.board[data-board=\"d0b1\"] .pc').length");
+    let on_board: usize = state["game"]["grid"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap().chars().filter(|c| *c != '.').count())
+        .sum();
+    let pieces =
+        browser.eval("document.querySelectorAll('.board[data-board=\"d0b1\"] .pc').length");
     assert_eq!(pieces.as_u64(), Some(on_board as u64));
-    let moves = browser.eval("document.querySelector('.board[data-board=\"d0b1\"] .moves').textContent");
-    let last_move = state["game"]["moves"].as_array().unwrap().last().unwrap().as_str().unwrap().to_string();
-    assert!(moves.as_str().unwrap().contains(&last_move), "{moves} lacks {last_move}");
+    let moves =
+        browser.eval("document.querySelector('.board[data-board=\"d0b1\"] .moves').textContent");
+    let last_move = state["game"]["moves"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        moves.as_str().unwrap().contains(&last_move),
+        "{moves} lacks {last_move}"
+    );
     let png = browser_common::screenshot(&mut browser);
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("hall-overview.png");
     std::fs::write(&out, png).unwrap();

@@ -43,7 +43,10 @@ type App = State<Arc<HallState>>;
 
 pub fn router(state: Arc<HallState>) -> Router {
     Router::new()
-        .route("/", get(|| async { (no_cache(), Html(HALL_HTML)).into_response() }))
+        .route(
+            "/",
+            get(|| async { (no_cache(), Html(HALL_HTML)).into_response() }),
+        )
         .route("/hall", get(hall_info))
         .route("/boards", get(boards))
         .route("/boards/{id}", get(board))
@@ -52,7 +55,12 @@ pub fn router(state: Arc<HallState>) -> Router {
         .route("/boards/{id}/actions", post(action))
         .route("/round.pdn", get(round_pdn))
         .route("/events/stream", get(stream))
-        .fallback(|| async { error(StatusCode::NOT_FOUND, "no such route; the API starts at /boards") })
+        .fallback(|| async {
+            error(
+                StatusCode::NOT_FOUND,
+                "no such route; the API starts at /boards",
+            )
+        })
         .with_state(state)
 }
 
@@ -65,15 +73,36 @@ fn no_cache() -> [(header::HeaderName, HeaderValue); 1] {
 }
 
 fn pdn(text: String) -> Response {
-    ([(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8")), no_cache()[0].clone()], text).into_response()
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/plain; charset=utf-8"),
+            ),
+            no_cache()[0].clone(),
+        ],
+        text,
+    )
+        .into_response()
 }
 
 fn unknown(app: &HallState, id: &str) -> Response {
-    error(StatusCode::NOT_FOUND, format!("no board {id:?} in hall {} (boards: {})", app.hall, app.store.board_ids().join(", ")))
+    error(
+        StatusCode::NOT_FOUND,
+        format!(
+            "no board {id:?} in hall {} (boards: {})",
+            app.hall,
+            app.store.board_ids().join(", ")
+        ),
+    )
 }
 
 async fn hall_info(State(app): App) -> Response {
-    (no_cache(), Json(json!({"hall": app.hall, "round": app.round, "boards": app.store.board_ids()}))).into_response()
+    (
+        no_cache(),
+        Json(json!({"hall": app.hall, "round": app.round, "boards": app.store.board_ids()})),
+    )
+        .into_response()
 }
 
 async fn boards(State(app): App) -> Response {
@@ -81,7 +110,12 @@ async fn boards(State(app): App) -> Response {
 }
 
 async fn board(State(app): App, Path(id): Path<String>) -> Response {
-    match app.store.overview().into_iter().find(|b| b["id"] == id.as_str()) {
+    match app
+        .store
+        .overview()
+        .into_iter()
+        .find(|b| b["id"] == id.as_str())
+    {
         Some(b) => (no_cache(), Json(b)).into_response(),
         None => unknown(&app, &id),
     }
@@ -99,15 +133,24 @@ async fn round_pdn(State(app): App) -> Response {
 }
 
 async fn events(State(app): App, Path(id): Path<String>, RawQuery(query): RawQuery) -> Response {
-    let after = match query.as_deref().and_then(|q| q.split('&').find_map(|p| p.strip_prefix("after="))) {
+    let after = match query
+        .as_deref()
+        .and_then(|q| q.split('&').find_map(|p| p.strip_prefix("after=")))
+    {
         None => 0,
         Some(v) => match v.parse::<u64>() {
             Ok(n) => n,
-            Err(_) => return error(StatusCode::BAD_REQUEST, format!("after: {v:?} is not an event number")),
+            Err(_) => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    format!("after: {v:?} is not an event number"),
+                )
+            }
         },
     };
     let store = app.store.clone();
-    let read = tokio::task::spawn_blocking(move || store.events_after(&id, after).map(|r| (id, r))).await;
+    let read =
+        tokio::task::spawn_blocking(move || store.events_after(&id, after).map(|r| (id, r))).await;
     match read {
         Ok(Some((_, Ok(events)))) => (no_cache(), Json(events)).into_response(),
         Ok(Some((_, Err(e)))) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
@@ -130,7 +173,9 @@ async fn stream(State(app): App) -> Response {
                     .unwrap_or_default();
                 SseEvent::default().id(id).data(text.to_string())
             }
-            Err(broadcast::error::RecvError::Lagged(n)) => SseEvent::default().event("lagged").data(n.to_string()),
+            Err(broadcast::error::RecvError::Lagged(n)) => {
+                SseEvent::default().event("lagged").data(n.to_string())
+            }
             Err(broadcast::error::RecvError::Closed) => return None,
         };
         Some((Ok::<_, Infallible>(event), receiver))
@@ -138,30 +183,70 @@ async fn stream(State(app): App) -> Response {
     .take_until(async move {
         let _ = shutdown.wait_for(|stopping| *stopping).await;
     });
-    Sse::new(events).keep_alive(KeepAlive::default()).into_response()
+    Sse::new(events)
+        .keep_alive(KeepAlive::default())
+        .into_response()
 }
 
 /// An operator action for a board's daemon: checked against the hall's token here, passed on
 /// with it, and taken by the daemon only if its own operator token is the same.
-async fn action(State(app): App, Path(id): Path<String>, headers: HeaderMap, body: Bytes) -> Response {
+async fn action(
+    State(app): App,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     let Some(expected) = &app.token else {
-        return error(StatusCode::FORBIDDEN, "operator actions are off: set http.token or http.token_file in hall.toml");
+        return error(
+            StatusCode::FORBIDDEN,
+            "operator actions are off: set http.token or http.token_file in hall.toml",
+        );
     };
-    let given = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
+    let given = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
     match given {
         Some(token) if constant_time_eq(token.trim().as_bytes(), expected.as_bytes()) => {}
-        _ => return error(StatusCode::UNAUTHORIZED, "missing or wrong bearer token: send `Authorization: Bearer <token>`"),
+        _ => {
+            return error(
+                StatusCode::UNAUTHORIZED,
+                "missing or wrong bearer token: send `Authorization: Bearer <token>`",
+            )
+        }
     }
     if app.store.game_pdn(&id).is_none() {
         return unknown(&app, &id);
     }
     let action: Value = match serde_json::from_slice(&body) {
         Ok(v @ Value::Object(_)) => v,
-        _ => return error(StatusCode::BAD_REQUEST, "the body is not JSON like {\"op\": \"undo\"}"),
+        _ => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "the body is not JSON like {\"op\": \"undo\"}",
+            )
+        }
     };
     let message = json!({"token": expected, "action": action}).to_string();
-    match app.client.publish(topic(&app.hall, &id, "actions"), QoS::AtLeastOnce, false, message).await {
-        Ok(()) => (StatusCode::ACCEPTED, no_cache(), Json(json!({"sent": true, "board": id}))).into_response(),
-        Err(e) => error(StatusCode::SERVICE_UNAVAILABLE, format!("not sent to the broker: {e}")),
+    match app
+        .client
+        .publish(
+            topic(&app.hall, &id, "actions"),
+            QoS::AtLeastOnce,
+            false,
+            message,
+        )
+        .await
+    {
+        Ok(()) => (
+            StatusCode::ACCEPTED,
+            no_cache(),
+            Json(json!({"sent": true, "board": id})),
+        )
+            .into_response(),
+        Err(e) => error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("not sent to the broker: {e}"),
+        ),
     }
 }

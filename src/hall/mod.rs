@@ -37,9 +37,19 @@ async fn serve(config: HallConfig) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("http.listen: cannot listen on {}", config.listen))?;
     let address = listener.local_addr()?;
-    let (client, eventloop) = AsyncClient::new(config.mqtt.options(&format!("boardwatch-hall-{}", config.mqtt.hall)), 1024);
+    let (client, eventloop) = AsyncClient::new(
+        config
+            .mqtt
+            .options(&format!("boardwatch-hall-{}", config.mqtt.hall)),
+        1024,
+    );
     let (shutdown_sender, shutdown) = watch::channel(false);
-    tokio::spawn(follow(config.mqtt.hall.clone(), client.clone(), eventloop, store.clone()));
+    tokio::spawn(follow(
+        config.mqtt.hall.clone(),
+        client.clone(),
+        eventloop,
+        store.clone(),
+    ));
     tokio::spawn(write_files(store.clone(), shutdown.clone()));
 
     let app = Arc::new(api::HallState {
@@ -55,7 +65,12 @@ async fn serve(config: HallConfig) -> anyhow::Result<()> {
         let _ = server_shutdown.wait_for(|stopping| *stopping).await;
     });
     let server = tokio::spawn(async move { server.await });
-    tracing::info!("listening on http://{address}/ (hall {}, broker {}:{})", config.mqtt.hall, config.mqtt.host, config.mqtt.port);
+    tracing::info!(
+        "listening on http://{address}/ (hall {}, broker {}:{})",
+        config.mqtt.hall,
+        config.mqtt.host,
+        config.mqtt.port
+    );
 
     use tokio::signal::unix::{signal, SignalKind};
     let mut terminate = signal(SignalKind::terminate())?;
@@ -76,7 +91,12 @@ const BATCH: usize = 512;
 
 /// Follow the broker: subscribe at every connection, store what comes (in batches: what
 /// arrived while the last batch was being synced), ask for what is missing.
-async fn follow(hall: String, client: AsyncClient, mut eventloop: rumqttc::EventLoop, store: Arc<Store>) {
+async fn follow(
+    hall: String,
+    client: AsyncClient,
+    mut eventloop: rumqttc::EventLoop,
+    store: Arc<Store>,
+) {
     let (messages_in, mut messages) = tokio::sync::mpsc::unbounded_channel::<Message>();
     let storing = {
         let (hall, client) = (hall.clone(), client.clone());
@@ -85,13 +105,21 @@ async fn follow(hall: String, client: AsyncClient, mut eventloop: rumqttc::Event
             while messages.recv_many(&mut batch, BATCH).await > 0 {
                 let store = store.clone();
                 let taken = std::mem::take(&mut batch);
-                let Ok(received) = tokio::task::spawn_blocking(move || store.receive(&taken)).await else { continue };
+                let Ok(received) = tokio::task::spawn_blocking(move || store.receive(&taken)).await
+                else {
+                    continue;
+                };
                 for error in &received.errors {
                     tracing::warn!("MQTT: {error}");
                 }
                 for (board, after) in received.resend {
                     let request = json!({ "after": after }).to_string();
-                    let _ = client.try_publish(topic(&hall, &board, "resend"), QoS::AtLeastOnce, false, request);
+                    let _ = client.try_publish(
+                        topic(&hall, &board, "resend"),
+                        QoS::AtLeastOnce,
+                        false,
+                        request,
+                    );
                 }
             }
         })
@@ -103,15 +131,23 @@ async fn follow(hall: String, client: AsyncClient, mut eventloop: rumqttc::Event
                 tracing::info!("MQTT: connected; following hall {hall}");
                 pause = Duration::from_millis(250);
                 for channel in ["events", "state", "pdn"] {
-                    let _ = client.subscribe(topic(&hall, "+", channel), QoS::AtLeastOnce).await;
+                    let _ = client
+                        .subscribe(topic(&hall, "+", channel), QoS::AtLeastOnce)
+                        .await;
                 }
             }
             Ok(Event::Incoming(Incoming::Publish(message))) => {
-                let Some((board, channel)) = parse_topic(&hall, &message.topic) else { continue };
+                let Some((board, channel)) = parse_topic(&hall, &message.topic) else {
+                    continue;
+                };
                 if !crate::mqtt::config::valid_topic_level(board) {
                     continue;
                 }
-                let message = Message { board: board.to_string(), channel: channel.to_string(), payload: message.payload.to_vec() };
+                let message = Message {
+                    board: board.to_string(),
+                    channel: channel.to_string(),
+                    payload: message.payload.to_vec(),
+                };
                 if messages_in.send(message).is_err() {
                     break;
                 }

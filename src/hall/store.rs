@@ -82,8 +82,15 @@ impl HallBoard {
         std::fs::create_dir_all(&dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
         let (log, events) = EventLog::open::<Value>(&dir.join("events.jsonl"))?;
         let last_seq = events.last().and_then(seq_of).unwrap_or(0);
-        let recent = events.iter().skip(events.len().saturating_sub(RECENT)).cloned().collect();
-        let state = std::fs::read(dir.join("state.json")).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or(Value::Null);
+        let recent = events
+            .iter()
+            .skip(events.len().saturating_sub(RECENT))
+            .cloned()
+            .collect();
+        let state = std::fs::read(dir.join("state.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or(Value::Null);
         let pdn = std::fs::read_to_string(dir.join("game.pdn")).unwrap_or_default();
         Ok(HallBoard {
             dir,
@@ -99,7 +106,12 @@ impl HallBoard {
         })
     }
 
-    fn store(&mut self, event: Value, text: Arc<str>, stored: &mut Vec<Arc<str>>) -> anyhow::Result<()> {
+    fn store(
+        &mut self,
+        event: Value,
+        text: Arc<str>,
+        stored: &mut Vec<Arc<str>>,
+    ) -> anyhow::Result<()> {
         self.log.append_unsynced(&event)?;
         self.last_seq += 1;
         self.recent.push_back(event);
@@ -113,7 +125,10 @@ impl HallBoard {
     /// The events after the last stored one, to ask for again (once a second at most).
     fn ask_again(&mut self) -> Option<u64> {
         let now = Instant::now();
-        if self.last_resend.is_none_or(|t| now.duration_since(t) >= RESEND_EVERY) {
+        if self
+            .last_resend
+            .is_none_or(|t| now.duration_since(t) >= RESEND_EVERY)
+        {
             self.last_resend = Some(now);
             return Some(self.last_seq);
         }
@@ -140,7 +155,11 @@ impl HallBoard {
             let text = Arc::from(next.to_string());
             self.store(next, text, stored)?;
         }
-        Ok(if self.waiting.is_empty() { None } else { self.ask_again() })
+        Ok(if self.waiting.is_empty() {
+            None
+        } else {
+            self.ask_again()
+        })
     }
 
     /// The daemon's retained state: if its log goes further than the copy, ask.
@@ -149,14 +168,19 @@ impl HallBoard {
         let daemon_last = state.get("last_seq").and_then(Value::as_u64).unwrap_or(0);
         self.state = state;
         self.files_behind = true;
-        Ok(if daemon_last > self.last_seq { self.ask_again() } else { None })
+        Ok(if daemon_last > self.last_seq {
+            self.ask_again()
+        } else {
+            None
+        })
     }
 }
 
 impl Store {
     /// Open the copy in `dir` (every board folder found there).
     pub fn open(dir: &Path) -> anyhow::Result<Store> {
-        std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("state_dir: {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| anyhow::anyhow!("state_dir: {}: {e}", dir.display()))?;
         let mut boards = BTreeMap::new();
         for entry in std::fs::read_dir(dir)? {
             let entry = entry?;
@@ -165,10 +189,18 @@ impl Store {
                 boards.insert(name, HallBoard::open(entry.path())?);
             }
         }
-        Ok(Store { dir: dir.to_path_buf(), boards: Mutex::new(boards), live: broadcast::channel(4096).0 })
+        Ok(Store {
+            dir: dir.to_path_buf(),
+            boards: Mutex::new(boards),
+            live: broadcast::channel(4096).0,
+        })
     }
 
-    fn board<'a>(&self, boards: &'a mut BTreeMap<String, HallBoard>, id: &str) -> anyhow::Result<&'a mut HallBoard> {
+    fn board<'a>(
+        &self,
+        boards: &'a mut BTreeMap<String, HallBoard>,
+        id: &str,
+    ) -> anyhow::Result<&'a mut HallBoard> {
         if !boards.contains_key(id) {
             boards.insert(id.to_string(), HallBoard::open(self.dir.join(id))?);
         }
@@ -203,7 +235,9 @@ impl Store {
             match asked {
                 Ok(Some(after)) => received.resend.push((message.board.clone(), after)),
                 Ok(None) => {}
-                Err(e) => received.errors.push(format!("{} {}: {e}", message.board, message.channel)),
+                Err(e) => received
+                    .errors
+                    .push(format!("{} {}: {e}", message.board, message.channel)),
             }
             if !stored.is_empty() {
                 match touched.iter_mut().find(|(id, _)| *id == message.board) {
@@ -215,7 +249,10 @@ impl Store {
         // One sync per board touched, several at once: the file system merges them into few
         // journal commits, where one after the other they would each wait for the disk.
         let ids: Vec<String> = touched.iter().map(|(id, _)| id.clone()).collect();
-        let mut to_sync: Vec<(&String, &mut HallBoard)> = boards.iter_mut().filter(|(id, _)| ids.contains(id)).collect();
+        let mut to_sync: Vec<(&String, &mut HallBoard)> = boards
+            .iter_mut()
+            .filter(|(id, _)| ids.contains(id))
+            .collect();
         let chunk = to_sync.len().div_ceil(SYNC_THREADS).max(1);
         let failed: Vec<(String, String)> = std::thread::scope(|scope| {
             let workers: Vec<_> = to_sync
@@ -223,12 +260,21 @@ impl Store {
                 .map(|part| {
                     scope.spawn(move || {
                         part.iter_mut()
-                            .filter_map(|(id, board)| board.log.sync().err().map(|e| (id.to_string(), e.to_string())))
+                            .filter_map(|(id, board)| {
+                                board
+                                    .log
+                                    .sync()
+                                    .err()
+                                    .map(|e| (id.to_string(), e.to_string()))
+                            })
                             .collect::<Vec<_>>()
                     })
                 })
                 .collect();
-            workers.into_iter().flat_map(|w| w.join().unwrap_or_default()).collect()
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().unwrap_or_default())
+                .collect()
         });
         for (id, texts) in touched {
             match failed.iter().find(|(failed_id, _)| *failed_id == id) {
@@ -257,12 +303,18 @@ impl Store {
                 .filter(|b| b.files_behind)
                 .map(|b| {
                     b.files_behind = false;
-                    (b.dir.clone(), serde_json::to_vec(&b.state).unwrap_or_default(), b.pdn.clone())
+                    (
+                        b.dir.clone(),
+                        serde_json::to_vec(&b.state).unwrap_or_default(),
+                        b.pdn.clone(),
+                    )
                 })
                 .collect()
         };
         for (dir, state, pdn) in behind {
-            if let Err(e) = write_atomically(&dir.join("state.json"), &state).and_then(|_| write_atomically(&dir.join("game.pdn"), pdn.as_bytes())) {
+            if let Err(e) = write_atomically(&dir.join("state.json"), &state)
+                .and_then(|_| write_atomically(&dir.join("game.pdn"), pdn.as_bytes()))
+            {
                 tracing::warn!("{e}");
             }
         }
@@ -308,8 +360,19 @@ impl Store {
 
     /// The stored events of a board after `after` (read from the copy on disk).
     pub fn events_after(&self, board: &str, after: u64) -> Option<anyhow::Result<Vec<Value>>> {
-        let path = lock(&self.boards).get(board).map(|b| b.log.path().to_path_buf())?;
-        Some(EventLog::read::<Value>(&path).map(|events| events.into_iter().filter(|e| seq_of(e).is_some_and(|s| s > after)).collect()).map_err(Into::into))
+        let path = lock(&self.boards)
+            .get(board)
+            .map(|b| b.log.path().to_path_buf())?;
+        Some(
+            EventLog::read::<Value>(&path)
+                .map(|events| {
+                    events
+                        .into_iter()
+                        .filter(|e| seq_of(e).is_some_and(|s| s > after))
+                        .collect()
+                })
+                .map_err(Into::into),
+        )
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<str>> {
@@ -318,7 +381,10 @@ impl Store {
 
     /// The last event stored per board.
     pub fn last_seqs(&self) -> HashMap<String, u64> {
-        lock(&self.boards).iter().map(|(id, b)| (id.clone(), b.last_seq)).collect()
+        lock(&self.boards)
+            .iter()
+            .map(|(id, b)| (id.clone(), b.last_seq))
+            .collect()
     }
 }
 
@@ -327,11 +393,20 @@ mod tests {
     use super::*;
 
     fn message(channel: &str, payload: Vec<u8>) -> Vec<Message> {
-        vec![Message { board: "t".into(), channel: channel.into(), payload }]
+        vec![Message {
+            board: "t".into(),
+            channel: channel.into(),
+            payload,
+        }]
     }
 
     fn event(seq: u64) -> Vec<Message> {
-        message("events", serde_json::json!({"board": "t", "seq": seq, "line": format!("{seq}: x")}).to_string().into_bytes())
+        message(
+            "events",
+            serde_json::json!({"board": "t", "seq": seq, "line": format!("{seq}: x")})
+                .to_string()
+                .into_bytes(),
+        )
     }
 
     #[test]
@@ -340,11 +415,24 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let store = Store::open(&dir).unwrap();
         assert_eq!(store.receive(&event(1)).stored.len(), 1);
-        assert!(store.receive(&event(1)).stored.is_empty(), "a copy is dropped");
+        assert!(
+            store.receive(&event(1)).stored.is_empty(),
+            "a copy is dropped"
+        );
         let gap = store.receive(&event(3));
-        assert_eq!((gap.stored.len(), gap.resend), (0, vec![("t".to_string(), 1)]));
-        let batch: Vec<Message> = [event(2), event(4), event(2)].into_iter().flatten().collect();
-        assert_eq!(store.receive(&batch).stored.len(), 3, "2, the waiting 3, and 4; not 2 again");
+        assert_eq!(
+            (gap.stored.len(), gap.resend),
+            (0, vec![("t".to_string(), 1)])
+        );
+        let batch: Vec<Message> = [event(2), event(4), event(2)]
+            .into_iter()
+            .flatten()
+            .collect();
+        assert_eq!(
+            store.receive(&batch).stored.len(),
+            3,
+            "2, the waiting 3, and 4; not 2 again"
+        );
         store.receive(&message("state", br#"{"last_seq": 5}"#.to_vec()));
         store.receive(&message("pdn", b"[Event \"x\"]\n1. 11-15 *\n".to_vec()));
         let bad = store.receive(&message("events", b"{\"no\": 1}".to_vec()));
@@ -356,7 +444,13 @@ mod tests {
         assert_eq!(store.last_seqs()["t"], 4, "read back after a restart");
         assert!(store.receive(&event(3)).stored.is_empty());
         assert!(store.round_pdn().contains("1. 11-15 *"));
-        let seqs: Vec<u64> = store.events_after("t", 1).unwrap().unwrap().iter().filter_map(seq_of).collect();
+        let seqs: Vec<u64> = store
+            .events_after("t", 1)
+            .unwrap()
+            .unwrap()
+            .iter()
+            .filter_map(seq_of)
+            .collect();
         assert_eq!(seqs, [2, 3, 4]);
     }
 }

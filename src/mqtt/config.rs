@@ -40,7 +40,13 @@ impl std::fmt::Debug for MqttConfig {
             .field("host", &self.host)
             .field("port", &self.port)
             .field("hall", &self.hall)
-            .field("credentials", &self.credentials.as_ref().map(|(user, _)| format!("{user}:<set>")))
+            .field(
+                "credentials",
+                &self
+                    .credentials
+                    .as_ref()
+                    .map(|(user, _)| format!("{user}:<set>")),
+            )
             .field("client_id", &self.client_id)
             .finish()
     }
@@ -48,18 +54,27 @@ impl std::fmt::Debug for MqttConfig {
 
 /// A name usable as one level of a topic (and a folder): letters, digits, `-`, `_`, `.`.
 pub fn valid_topic_level(name: &str) -> bool {
-    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
 }
 
 impl MqttConfig {
     /// Check the section; errors are (key below `mqtt.`, message). `resolve` makes relative
     /// paths relative to the configuration's folder.
-    pub fn check(raw: RawMqtt, resolve: &dyn Fn(PathBuf) -> PathBuf) -> Result<MqttConfig, Vec<(String, String)>> {
+    pub fn check(
+        raw: RawMqtt,
+        resolve: &dyn Fn(PathBuf) -> PathBuf,
+    ) -> Result<MqttConfig, Vec<(String, String)>> {
         let mut errors = Vec::new();
         let mut error = |key: &str, message: String| errors.push((format!("mqtt.{key}"), message));
         let (mut host, mut port) = (String::new(), 1883);
         match raw.url.as_deref() {
-            None => error("url", "missing: the broker, like \"mqtt://127.0.0.1:1883\"".into()),
+            None => error(
+                "url",
+                "missing: the broker, like \"mqtt://127.0.0.1:1883\"".into(),
+            ),
             Some(url) => match parse_url(url) {
                 Ok((h, p)) => (host, port) = (h, p),
                 Err(message) => error("url", format!("{url:?}: {message}")),
@@ -67,17 +82,29 @@ impl MqttConfig {
         }
         let hall = raw.hall.unwrap_or_default();
         if !valid_topic_level(&hall) {
-            error("hall", format!("{hall:?}: give the hall's name in letters, digits, -, _ or ."));
+            error(
+                "hall",
+                format!("{hall:?}: give the hall's name in letters, digits, -, _ or ."),
+            );
         }
-        let credentials = raw.credentials_file.map(resolve).and_then(|path| match read_credentials(&path) {
-            Ok(c) => Some(c),
-            Err(message) => {
-                error("credentials_file", format!("{}: {message}", path.display()));
-                None
-            }
-        });
+        let credentials =
+            raw.credentials_file
+                .map(resolve)
+                .and_then(|path| match read_credentials(&path) {
+                    Ok(c) => Some(c),
+                    Err(message) => {
+                        error("credentials_file", format!("{}: {message}", path.display()));
+                        None
+                    }
+                });
         if errors.is_empty() {
-            Ok(MqttConfig { host, port, hall, credentials, client_id: raw.client_id })
+            Ok(MqttConfig {
+                host,
+                port,
+                hall,
+                credentials,
+                client_id: raw.client_id,
+            })
         } else {
             Err(errors)
         }
@@ -85,7 +112,10 @@ impl MqttConfig {
 
     /// The client's options; `default_id` unless `client_id` is set.
     pub fn options(&self, default_id: &str) -> rumqttc::MqttOptions {
-        let id = self.client_id.clone().unwrap_or_else(|| default_id.to_string());
+        let id = self
+            .client_id
+            .clone()
+            .unwrap_or_else(|| default_id.to_string());
         let mut options = rumqttc::MqttOptions::new(id, &self.host, self.port);
         options.set_keep_alive(Duration::from_secs(10));
         options.set_clean_session(true);
@@ -99,7 +129,10 @@ impl MqttConfig {
 
 /// `mqtt://host[:port]`.
 fn parse_url(url: &str) -> Result<(String, u16), String> {
-    let rest = if let Some(rest) = url.strip_prefix("mqtt://").or_else(|| url.strip_prefix("tcp://")) {
+    let rest = if let Some(rest) = url
+        .strip_prefix("mqtt://")
+        .or_else(|| url.strip_prefix("tcp://"))
+    {
         rest
     } else if url.starts_with("mqtts://") || url.starts_with("ssl://") {
         return Err("TLS brokers are not supported yet: use mqtt:// (a TLS tunnel such as stunnel can carry it)".into());
@@ -108,7 +141,11 @@ fn parse_url(url: &str) -> Result<(String, u16), String> {
     };
     let rest = rest.trim_end_matches('/');
     let (host, port) = match rest.rsplit_once(':') {
-        Some((host, port)) => (host, port.parse::<u16>().map_err(|_| format!("port {port:?} is not a number"))?),
+        Some((host, port)) => (
+            host,
+            port.parse::<u16>()
+                .map_err(|_| format!("port {port:?} is not a number"))?,
+        ),
         None => (rest, 1883),
     };
     if host.is_empty() {
@@ -137,15 +174,34 @@ mod tests {
 
     #[test]
     fn urls_and_names_are_checked() {
-        let good = check(RawMqtt { url: Some("mqtt://10.0.0.2:1884".into()), hall: Some("open-2026".into()), ..Default::default() })
-            .unwrap();
+        let good = check(RawMqtt {
+            url: Some("mqtt://10.0.0.2:1884".into()),
+            hall: Some("open-2026".into()),
+            ..Default::default()
+        })
+        .unwrap();
         assert_eq!((good.host.as_str(), good.port), ("10.0.0.2", 1884));
-        let default_port = check(RawMqtt { url: Some("mqtt://broker".into()), hall: Some("h".into()), ..Default::default() }).unwrap();
+        let default_port = check(RawMqtt {
+            url: Some("mqtt://broker".into()),
+            hall: Some("h".into()),
+            ..Default::default()
+        })
+        .unwrap();
         assert_eq!(default_port.port, 1883);
-        let errors = check(RawMqtt { url: Some("http://x".into()), hall: Some("a/b".into()), ..Default::default() }).unwrap_err();
+        let errors = check(RawMqtt {
+            url: Some("http://x".into()),
+            hall: Some("a/b".into()),
+            ..Default::default()
+        })
+        .unwrap_err();
         let keys: Vec<&str> = errors.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(keys, ["mqtt.url", "mqtt.hall"]);
-        let tls = check(RawMqtt { url: Some("mqtts://x".into()), hall: Some("h".into()), ..Default::default() }).unwrap_err();
+        let tls = check(RawMqtt {
+            url: Some("mqtts://x".into()),
+            hall: Some("h".into()),
+            ..Default::default()
+        })
+        .unwrap_err();
         assert!(tls[0].1.contains("TLS"), "{tls:?}");
     }
 

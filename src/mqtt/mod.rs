@@ -31,7 +31,10 @@ pub fn topic(hall: &str, board: &str, channel: &str) -> String {
 
 /// The board and channel of a topic of `hall`, if it is one.
 pub fn parse_topic<'a>(hall: &str, topic: &'a str) -> Option<(&'a str, &'a str)> {
-    let rest = topic.strip_prefix("boardwatch/")?.strip_prefix(hall)?.strip_prefix('/')?;
+    let rest = topic
+        .strip_prefix("boardwatch/")?
+        .strip_prefix(hall)?
+        .strip_prefix('/')?;
     let (board, channel) = rest.split_once('/')?;
     (!board.is_empty() && !channel.contains('/')).then_some((board, channel))
 }

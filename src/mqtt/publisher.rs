@@ -113,23 +113,52 @@ struct Requests {
 }
 
 /// Publish `boards` to the broker until `shutdown`.
-pub async fn run(config: MqttConfig, boards: Vec<Arc<Board>>, hub: Hub, state_dir: PathBuf, token: Option<String>, mut shutdown: watch::Receiver<bool>) {
+pub async fn run(
+    config: MqttConfig,
+    boards: Vec<Arc<Board>>,
+    hub: Hub,
+    state_dir: PathBuf,
+    token: Option<String>,
+    mut shutdown: watch::Receiver<bool>,
+) {
     let acked_path = state_dir.join(ACKED_FILE);
     let saved = read_acked(&acked_path);
     let mut links: Vec<Link> = boards
         .into_iter()
         .map(|board| {
             let acked = saved.get(board.id()).copied().unwrap_or(0);
-            Link { board, acked, acked_above: BTreeSet::new(), sent: acked, dirty: true, last_pdn: None, last_state: None, backlog: VecDeque::new() }
+            Link {
+                board,
+                acked,
+                acked_above: BTreeSet::new(),
+                sent: acked,
+                dirty: true,
+                last_pdn: None,
+                last_state: None,
+                backlog: VecDeque::new(),
+            }
         })
         .collect();
-    let default_id = format!("boardwatch-{}-{}", config.hall, links.first().map_or("none", |l| l.board.id()));
+    let default_id = format!(
+        "boardwatch-{}-{}",
+        config.hall,
+        links.first().map_or("none", |l| l.board.id())
+    );
     let requests = Requests { token };
     let mut saved_acked = saved;
     let mut pause = RETRY_FIRST;
     loop {
-        let outcome =
-            connection(&config, &default_id, &mut links, &hub, &acked_path, &mut saved_acked, &requests, &mut shutdown).await;
+        let outcome = connection(
+            &config,
+            &default_id,
+            &mut links,
+            &hub,
+            &acked_path,
+            &mut saved_acked,
+            &requests,
+            &mut shutdown,
+        )
+        .await;
         save_acked(&links, &acked_path, &mut saved_acked);
         match outcome {
             Outcome::Stopped => return,
@@ -153,9 +182,15 @@ enum Outcome {
 }
 
 fn save_acked(links: &[Link], path: &Path, saved: &mut HashMap<String, u64>) {
-    let now: HashMap<String, u64> = links.iter().map(|l| (l.board.id().to_string(), l.acked)).collect();
+    let now: HashMap<String, u64> = links
+        .iter()
+        .map(|l| (l.board.id().to_string(), l.acked))
+        .collect();
     if now != *saved {
-        match serde_json::to_vec(&now).map_err(std::io::Error::other).and_then(|bytes| write_atomically(path, &bytes)) {
+        match serde_json::to_vec(&now)
+            .map_err(std::io::Error::other)
+            .and_then(|bytes| write_atomically(path, &bytes))
+        {
             Ok(()) => *saved = now,
             Err(e) => tracing::warn!("{}: {e}", path.display()),
         }
@@ -204,7 +239,8 @@ async fn connection(
         if connected {
             send_events(&client, &config.hall, links, &mut in_flight);
         }
-        if draining.is_some() && (!connected || links.iter().all(|l| l.acked >= l.board.last_seq())) {
+        if draining.is_some() && (!connected || links.iter().all(|l| l.acked >= l.board.last_seq()))
+        {
             let _ = client.try_disconnect();
             return Outcome::Stopped;
         }
@@ -290,15 +326,28 @@ fn send_events(client: &AsyncClient, hall: &str, links: &mut [Link], in_flight: 
             link.backlog = link.board.events_after(link.sent).into();
         }
         while in_flight.len() < WINDOW {
-            let Some(event) = link.backlog.front() else { break };
+            let Some(event) = link.backlog.front() else {
+                break;
+            };
             let Ok(payload) = serde_json::to_vec(event.as_ref()) else {
                 link.backlog.pop_front();
                 continue;
             };
-            if client.try_publish(topic(hall, link.board.id(), "events"), QoS::AtLeastOnce, false, payload).is_err() {
+            if client
+                .try_publish(
+                    topic(hall, link.board.id(), "events"),
+                    QoS::AtLeastOnce,
+                    false,
+                    payload,
+                )
+                .is_err()
+            {
                 return;
             }
-            in_flight.handed.push_back(Sent::Event { board: index, seq: event.event.seq });
+            in_flight.handed.push_back(Sent::Event {
+                board: index,
+                seq: event.event.seq,
+            });
             link.sent = event.event.seq;
             link.dirty = true;
             link.backlog.pop_front();
@@ -309,19 +358,41 @@ fn send_events(client: &AsyncClient, hall: &str, links: &mut [Link], in_flight: 
 /// Publish (retained) the state and the PDN of the boards that changed.
 fn send_states(client: &AsyncClient, hall: &str, links: &mut [Link], in_flight: &mut InFlight) {
     let now = tokio::time::Instant::now();
-    for link in links.iter_mut().filter(|l| l.dirty && l.last_state.is_none_or(|t| now.duration_since(t) >= STATE_EVERY)) {
+    for link in links.iter_mut().filter(|l| {
+        l.dirty
+            && l.last_state
+                .is_none_or(|t| now.duration_since(t) >= STATE_EVERY)
+    }) {
         if in_flight.len() + 2 > WINDOW {
             return;
         }
         let state = crate::daemon::api::summary(&link.board, 10);
-        let Ok(state) = serde_json::to_vec(&state) else { continue };
-        if client.try_publish(topic(hall, link.board.id(), "state"), QoS::AtLeastOnce, true, state).is_err() {
+        let Ok(state) = serde_json::to_vec(&state) else {
+            continue;
+        };
+        if client
+            .try_publish(
+                topic(hall, link.board.id(), "state"),
+                QoS::AtLeastOnce,
+                true,
+                state,
+            )
+            .is_err()
+        {
             return;
         }
         in_flight.handed.push_back(Sent::Other);
         let pdn = link.board.game_pdn();
         if link.last_pdn.as_ref() != Some(&pdn) {
-            if client.try_publish(topic(hall, link.board.id(), "pdn"), QoS::AtLeastOnce, true, pdn.as_bytes().to_vec()).is_err() {
+            if client
+                .try_publish(
+                    topic(hall, link.board.id(), "pdn"),
+                    QoS::AtLeastOnce,
+                    true,
+                    pdn.as_bytes().to_vec(),
+                )
+                .is_err()
+            {
                 return;
             }
             in_flight.handed.push_back(Sent::Other);
@@ -334,9 +405,19 @@ fn send_states(client: &AsyncClient, hall: &str, links: &mut [Link], in_flight: 
 
 /// `resend {"after": N}`: send the board's events after N again. `actions {"token", "action"}`:
 /// an operator action from the hall, taken only with this daemon's operator token.
-async fn handle_request(hall: &str, links: &mut [Link], requests: &Requests, topic: &str, payload: &[u8]) {
-    let Some((board_id, channel)) = parse_topic(hall, topic) else { return };
-    let Some(link) = links.iter_mut().find(|l| l.board.id() == board_id) else { return };
+async fn handle_request(
+    hall: &str,
+    links: &mut [Link],
+    requests: &Requests,
+    topic: &str,
+    payload: &[u8],
+) {
+    let Some((board_id, channel)) = parse_topic(hall, topic) else {
+        return;
+    };
+    let Some(link) = links.iter_mut().find(|l| l.board.id() == board_id) else {
+        return;
+    };
     let Ok(message) = serde_json::from_slice::<Value>(payload) else {
         tracing::warn!(board = board_id, "MQTT {channel}: not JSON");
         return;
@@ -351,21 +432,37 @@ async fn handle_request(hall: &str, links: &mut [Link], requests: &Requests, top
             }
         }
         "actions" => {
-            let authorised = match (&requests.token, message.get("token").and_then(Value::as_str)) {
-                (Some(expected), Some(given)) => crate::daemon::api::constant_time_eq(expected.as_bytes(), given.as_bytes()),
+            let authorised = match (
+                &requests.token,
+                message.get("token").and_then(Value::as_str),
+            ) {
+                (Some(expected), Some(given)) => {
+                    crate::daemon::api::constant_time_eq(expected.as_bytes(), given.as_bytes())
+                }
                 _ => false,
             };
             if !authorised {
-                tracing::warn!(board = board_id, "MQTT action refused: no or wrong operator token");
+                tracing::warn!(
+                    board = board_id,
+                    "MQTT action refused: no or wrong operator token"
+                );
                 return;
             }
-            let Some(action) = message.get("action").cloned() else { return };
+            let Some(action) = message.get("action").cloned() else {
+                return;
+            };
             let board = link.board.clone();
             let outcome = tokio::task::spawn_blocking(move || board.operate(&action)).await;
             match outcome {
                 Ok(Ok(_)) => tracing::info!(board = board_id, "operator action from the hall"),
-                Ok(Err(e)) => tracing::warn!(board = board_id, "operator action from the hall refused: {e}"),
-                Err(e) => tracing::warn!(board = board_id, "operator action from the hall failed: {e}"),
+                Ok(Err(e)) => tracing::warn!(
+                    board = board_id,
+                    "operator action from the hall refused: {e}"
+                ),
+                Err(e) => tracing::warn!(
+                    board = board_id,
+                    "operator action from the hall failed: {e}"
+                ),
             }
         }
         _ => {}

@@ -12,7 +12,13 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 pub fn chromium() -> Option<&'static str> {
-    ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].into_iter().find(|p| Path::new(p).exists())
+    [
+        "/usr/bin/chromium",
+        "/usr/bin/chromium-browser",
+        "/usr/bin/google-chrome",
+    ]
+    .into_iter()
+    .find(|p| Path::new(p).exists())
 }
 
 /// A headless browser and a DevTools connection to its page.
@@ -54,23 +60,40 @@ impl Browser {
                 }
             }
         });
-        let browser_url = rx.recv_timeout(Duration::from_secs(30)).expect("chromium's DevTools address");
-        let port = browser_url.trim_start_matches("ws://127.0.0.1:").split('/').next().unwrap().to_string();
+        let browser_url = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("chromium's DevTools address");
+        let port = browser_url
+            .trim_start_matches("ws://127.0.0.1:")
+            .split('/')
+            .next()
+            .unwrap()
+            .to_string();
         let deadline = Instant::now() + Duration::from_secs(10);
         let page_url = loop {
-            let list: Value = reqwest::blocking::Client::builder().timeout(Duration::from_secs(10)).build().unwrap()
+            let list: Value = reqwest::blocking::Client::builder()
+                .timeout(Duration::from_secs(10))
+                .build()
+                .unwrap()
                 .get(format!("http://127.0.0.1:{port}/json/list"))
                 .send()
                 .and_then(|r| r.json())
                 .unwrap_or(Value::Null);
-            if let Some(page) = list.as_array().and_then(|l| l.iter().find(|t| t["type"] == "page")) {
+            if let Some(page) = list
+                .as_array()
+                .and_then(|l| l.iter().find(|t| t["type"] == "page"))
+            {
                 break page["webSocketDebuggerUrl"].as_str().unwrap().to_string();
             }
             assert!(Instant::now() < deadline, "no page target in chromium");
             std::thread::sleep(Duration::from_millis(100));
         };
         let (page, _) = tungstenite::connect(page_url.as_str()).expect("DevTools WebSocket");
-        Browser { child, page, next_id: 1 }
+        Browser {
+            child,
+            page,
+            next_id: 1,
+        }
     }
 
     /// Send a DevTools command and wait for its answer.
@@ -78,7 +101,9 @@ impl Browser {
         let id = self.next_id;
         self.next_id += 1;
         let message = json!({"id": id, "method": method, "params": params}).to_string();
-        self.page.send(tungstenite::Message::Text(message.into())).unwrap();
+        self.page
+            .send(tungstenite::Message::Text(message.into()))
+            .unwrap();
         loop {
             if let tungstenite::Message::Text(text) = self.page.read().unwrap() {
                 let answer: Value = serde_json::from_str(&text).unwrap();
@@ -91,19 +116,30 @@ impl Browser {
     }
 
     pub fn eval(&mut self, expression: &str) -> Value {
-        let result = self.call("Runtime.evaluate", json!({"expression": expression, "returnByValue": true}));
+        let result = self.call(
+            "Runtime.evaluate",
+            json!({"expression": expression, "returnByValue": true}),
+        );
         result["result"]["value"].clone()
     }
 
     /// Evaluate until `check` holds for the value (or fail saying `what`).
-    pub fn wait_for(&mut self, what: &str, expression: &str, check: impl Fn(&Value) -> bool) -> Value {
+    pub fn wait_for(
+        &mut self,
+        what: &str,
+        expression: &str,
+        check: impl Fn(&Value) -> bool,
+    ) -> Value {
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
             let value = self.eval(expression);
             if check(&value) {
                 return value;
             }
-            assert!(Instant::now() < deadline, "the page never showed {what}: last {value}");
+            assert!(
+                Instant::now() < deadline,
+                "the page never showed {what}: last {value}"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
     }
@@ -111,7 +147,11 @@ impl Browser {
 
 impl Drop for Browser {
     fn drop(&mut self) {
-        let _ = self.page.send(tungstenite::Message::Text(json!({"id": 0, "method": "Browser.close"}).to_string().into()));
+        let _ = self.page.send(tungstenite::Message::Text(
+            json!({"id": 0, "method": "Browser.close"})
+                .to_string()
+                .into(),
+        ));
         let deadline = Instant::now() + Duration::from_secs(5);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {
@@ -133,17 +173,23 @@ pub fn base64_decode(text: &str) -> Vec<u8> {
         b'+' => 62,
         _ => 63,
     };
-    let digits: Vec<u8> = text.bytes().filter(|c| !c.is_ascii_whitespace() && *c != b'=').map(value).collect();
+    let digits: Vec<u8> = text
+        .bytes()
+        .filter(|c| !c.is_ascii_whitespace() && *c != b'=')
+        .map(value)
+        .collect();
     digits
         .chunks(4)
         .flat_map(|chunk| {
-            let n = chunk.iter().enumerate().fold(0u32, |acc, (i, &d)| acc | (d as u32) << (18 - 6 * i));
+            let n = chunk
+                .iter()
+                .enumerate()
+                .fold(0u32, |acc, (i, &d)| acc | (d as u32) << (18 - 6 * i));
             let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
             bytes.into_iter().take(chunk.len() - 1).collect::<Vec<_>>()
         })
         .collect()
 }
-
 
 /// A PNG screenshot of the page.
 pub fn screenshot(browser: &mut Browser) -> Vec<u8> {

@@ -21,3 +21,5 @@ pub mod pipeline;
 pub mod synth;
 pub mod games;
 pub mod web;
+pub mod mqtt;
+pub mod hall;

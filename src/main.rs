@@ -14,7 +14,7 @@ fn main() -> std::process::ExitCode {
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
         }
     }
-    cli::init_tracing(args.verbose, matches!(args.command, cli::Command::Run(_)));
+    cli::init_tracing(args.verbose, matches!(args.command, cli::Command::Run(_) | cli::Command::Hall(_)));
     match cli::run(args.command) {
         Ok(code) => code,
         Err(err) => {

@@ -13,6 +13,7 @@ mod run;
 mod render;
 mod sokoban;
 mod track;
+mod hall;
 
 use std::process::ExitCode;
 
@@ -59,13 +60,16 @@ pub enum Command {
     Dots(dots::DotsCommand),
     /// Serve the grid games' pages (Cops and Robbers) for play on a screen or a projected board.
     Play(play::PlayArgs),
+    /// A tournament hall: follow every board of the hall's daemons through an MQTT broker and
+    /// serve them in one place (overview page, each game's PDN, the round's PDN, all events).
+    Hall(hall::HallArgs),
 }
 
 impl Command {
     /// Commands whose output is typically piped into other tools (not the daemon, whose
     /// sockets rely on EPIPE errors).
     pub fn writes_to_a_pipe(&self) -> bool {
-        !matches!(self, Command::Run(_) | Command::Play(_))
+        !matches!(self, Command::Run(_) | Command::Play(_) | Command::Hall(_))
     }
 }
 
@@ -99,5 +103,6 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Cops(command) => cops::run(command),
         Command::Dots(command) => dots::run(command),
         Command::Play(args) => play::run(args),
+        Command::Hall(args) => hall::run(args),
     }
 }

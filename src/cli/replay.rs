@@ -190,7 +190,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let vision_cpu = thread_cpu_secs() - vision_cpu_start;
     let decode_cpu = (process_cpu_secs() - cpu_start - vision_cpu).max(0.0);
     recorder.flush().with_context(|| format!("--pdn {}", args.pdn.as_deref().unwrap_or(Path::new("")).display()))?;
-    println!("\n{}", recorder.pdn().all());
+    println!("\n{}", recorder.pdn().all().context("reading the games back")?);
     eprintln!(
         "{frames} frames in {seconds:.1} s ({:.0} frames/s), {moves} moves; squares read on {} frames",
         frames as f64 / seconds.max(1e-9),

@@ -30,7 +30,7 @@ use crate::pipeline::{BoardPipeline, PipelineError};
 use crate::publish::hub::{BoardEvent, Hub, HubMessage};
 use crate::publish::recorder::{Recorder, StepError};
 use crate::publish::eventlog::EventLog;
-use crate::publish::records::{now_seconds, InputOrigin, LogRecord, PdnFiles};
+use crate::publish::records::{now_seconds, GamesPdn, InputOrigin, LogRecord, PdnFiles};
 use crate::tracker::events::player_number;
 use crate::tracker::{parse_input_value, Command, Event, Input, Observation, Tracker, TrackerConfig};
 use crate::vision::source::Frame;
@@ -137,8 +137,8 @@ fn view_of(tracker: &Tracker) -> GameView {
             .record()
             .map(|r| r.moves().enumerate().filter(|(_, m)| m.inferred).map(|(i, _)| i).collect())
             .unwrap_or_default(),
-        // `games()` leaves out a current game with nothing in it yet; it counts here.
-        games: tracker.games().len() + usize::from(tracker.record().is_some_and(|r| r.is_empty())),
+        // `games_count()` leaves out a current game with nothing in it yet; it counts here.
+        games: tracker.games_count() + usize::from(tracker.record().is_some_and(|r| r.is_empty())),
     }
 }
 
@@ -248,8 +248,8 @@ struct Shown {
     /// so that memory does not grow with every move of a daemon that runs for months.
     published: Vec<Arc<BoardEvent>>,
     game: GameView,
-    /// The current game and every game, as PDN.
-    pdn: (Arc<str>, Arc<str>),
+    /// The current game as PDN, and every game (read from `games.pdn` when asked).
+    pdn: (Arc<str>, GamesPdn),
     picture: Option<Picture>,
 }
 
@@ -626,7 +626,7 @@ impl Board {
 
     fn refresh(&self, recorder: &Recorder) {
         let game = view_of(recorder.tracker());
-        let pdn = (Arc::from(recorder.pdn().current()), Arc::from(recorder.pdn().all()));
+        let pdn = (recorder.pdn().current_shared(), recorder.pdn().games());
         let mut shown = lock(&self.shown);
         shown.game = game;
         shown.pdn = pdn;
@@ -725,9 +725,15 @@ impl Board {
         self.failure.as_deref()
     }
 
-    /// The current game and every game, as PDN.
-    pub fn pdn(&self) -> (Arc<str>, Arc<str>) {
-        lock(&self.shown).pdn.clone()
+    /// The current game as PDN.
+    pub fn game_pdn(&self) -> Arc<str> {
+        lock(&self.shown).pdn.0.clone()
+    }
+
+    /// Every game as PDN (the finished ones read from `games.pdn`).
+    pub fn games_pdn(&self) -> std::io::Result<String> {
+        let games = lock(&self.shown).pdn.1.clone();
+        games.read()
     }
 
     pub fn picture(&self) -> Option<Picture> {

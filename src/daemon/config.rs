@@ -29,6 +29,10 @@
 //! [boards.tags]                          # PDN tags of the board's games
 //! Event = "Club championship"
 //! White = "A. Player"
+//!
+//! [mqtt]                                 # optional: publish to a tournament hall's broker
+//! url = "mqtt://broker.local:1883"       # see `crate::mqtt::config`
+//! hall = "spring-open"
 //! ```
 
 use std::collections::BTreeMap;
@@ -53,6 +57,8 @@ pub struct Config {
     pub http: HttpConfig,
     pub retry: RetryConfig,
     pub boards: Vec<BoardConfig>,
+    /// Publish the boards to an MQTT broker (a tournament hall), when set.
+    pub mqtt: Option<crate::mqtt::MqttConfig>,
 }
 
 #[derive(Clone, PartialEq)]
@@ -153,6 +159,7 @@ struct RawConfig {
     retry: RawRetry,
     #[serde(default)]
     boards: Vec<RawBoard>,
+    mqtt: Option<crate::mqtt::config::RawMqtt>,
 }
 
 #[derive(Deserialize, Default)]
@@ -324,10 +331,17 @@ impl Config {
                 check.error(format!("boards[{i}].id"), format!("{:?} is already the id of boards[{first}]", b.id));
             }
         }
+        let mqtt = raw.mqtt.and_then(|raw| match crate::mqtt::MqttConfig::check(raw, &resolve) {
+            Ok(mqtt) => Some(mqtt),
+            Err(errors) => {
+                errors.into_iter().for_each(|(key, message)| check.error(key, message));
+                None
+            }
+        });
         if !check.errors.is_empty() {
             return Err(ConfigErrors(check.errors));
         }
-        Ok(Config { state_dir, http: HttpConfig { listen, token, recent_events }, retry, boards })
+        Ok(Config { state_dir, http: HttpConfig { listen, token, recent_events }, retry, boards, mqtt })
     }
 }
 

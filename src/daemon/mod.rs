@@ -78,6 +78,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     let threads: Vec<_> = boards.iter().map(|board| runner::start(board, config.retry)).collect();
 
     let (shutdown_sender, shutdown) = watch::channel(false);
+    let mqtt_hub = hub.clone();
     let app = Arc::new(AppState {
         boards: boards.clone(),
         hub,
@@ -104,6 +105,10 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         tokio::spawn(watchdog(boards.clone(), interval, shutdown.clone()));
     }
     tokio::spawn(catch_up(boards.clone(), shutdown.clone()));
+    let mqtt_publisher = config.mqtt.clone().map(|mqtt| {
+        let (hub, dir, token) = (mqtt_hub, config.state_dir.clone(), config.http.token.clone());
+        tokio::spawn(crate::mqtt::publisher::run(mqtt, boards.clone(), hub, dir, token, shutdown.clone()))
+    });
 
     let signal = wait_for_signal().await?;
     tracing::info!("{signal}: shutting down");
@@ -129,6 +134,10 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         Ok(Ok(Err(e))) => tracing::warn!("HTTP server: {e}"),
         Ok(Err(e)) => tracing::warn!("HTTP server task: {e}"),
         Err(_) => tracing::warn!("open connections did not close in time"),
+    }
+    if let Some(publisher) = mqtt_publisher {
+        // It sends what the broker has not acknowledged yet, for a moment.
+        let _ = tokio::time::timeout(SHUTDOWN_GRACE, publisher).await;
     }
     tracing::info!("stopped");
     Ok(())

@@ -29,6 +29,8 @@ pub struct EventLog {
     len: u64,
     /// A failed append could not be cut back yet: the file may end in a partial record.
     torn: bool,
+    /// Bytes appended after `len` and not synced yet ([`EventLog::append_unsynced`]).
+    unsynced: u64,
 }
 
 impl EventLog {
@@ -73,7 +75,7 @@ impl EventLog {
             file.sync_all().map_err(io_err)?;
         }
         file.seek(SeekFrom::End(0)).map_err(io_err)?;
-        Ok((EventLog { path: path.to_path_buf(), file, len: good_len, torn: false }, records))
+        Ok((EventLog { path: path.to_path_buf(), file, len: good_len, torn: false, unsynced: 0 }, records))
     }
 
     /// Every complete record of the log at `path`, read without changing the file.
@@ -106,6 +108,13 @@ impl EventLog {
 
     /// Append one record and sync it to disk; only then may it be published.
     pub fn append<T: Serialize>(&mut self, record: &T) -> Result<(), EventLogError> {
+        self.append_unsynced(record)?;
+        self.sync()
+    }
+
+    /// Append one record without syncing it: several are synced together by
+    /// [`EventLog::sync`] (the hall's batches), and none may be published before.
+    pub fn append_unsynced<T: Serialize>(&mut self, record: &T) -> Result<(), EventLogError> {
         let path = self.path.clone();
         let io_err = move |source| EventLogError::Io { path: path.clone(), source };
         let mut line = serde_json::to_string(record).map_err(|e| io_err(io::Error::other(e)))?;
@@ -113,18 +122,36 @@ impl EventLog {
         if self.torn {
             self.cut_back().map_err(&io_err)?;
         }
-        let written = self.file.write_all(line.as_bytes()).and_then(|()| self.file.sync_data());
-        if let Err(e) = written {
-            // Part of the line may be in the file (a disk that filled mid-write), or all of it
-            // without the sync: neither was acknowledged, so neither may stay.
-            self.torn = true;
-            if let Err(cut) = self.cut_back() {
-                tracing::error!("{}: cannot cut the log back to its last record: {cut}", self.path.display());
-            }
+        if let Err(e) = self.file.write_all(line.as_bytes()) {
+            self.give_up_unsynced();
             return Err(io_err(e));
         }
-        self.len += line.len() as u64;
+        self.unsynced += line.len() as u64;
         Ok(())
+    }
+
+    /// Sync what was appended since the last sync.
+    pub fn sync(&mut self) -> Result<(), EventLogError> {
+        if self.unsynced == 0 {
+            return Ok(());
+        }
+        if let Err(e) = self.file.sync_data() {
+            self.give_up_unsynced();
+            return Err(EventLogError::Io { path: self.path.clone(), source: e });
+        }
+        self.len += self.unsynced;
+        self.unsynced = 0;
+        Ok(())
+    }
+
+    /// Part of a line may be in the file (a disk that filled mid-write), or all of them without
+    /// the sync: none was acknowledged, so none may stay.
+    fn give_up_unsynced(&mut self) {
+        self.torn = true;
+        self.unsynced = 0;
+        if let Err(cut) = self.cut_back() {
+            tracing::error!("{}: cannot cut the log back to its last record: {cut}", self.path.display());
+        }
     }
 
     /// Cut the file back to its synced records (after a failed append).

@@ -41,6 +41,10 @@ pub struct Recorder {
     pdn_behind: Option<String>,
 }
 
+/// Finished games a recorder's tracker keeps in memory: they are in `games.pdn` (appended when
+/// they end), so memory does not grow with the games of a board that runs for months.
+pub const KEPT_GAMES: usize = 4;
+
 /// Hand one input to a tracker.
 fn apply(tracker: &mut Tracker, input: &Input) -> Result<Vec<Event>, StepError> {
     match input {
@@ -62,7 +66,7 @@ impl Recorder {
         };
         let mut recorder = Recorder {
             config,
-            tracker: Tracker::new(config),
+            tracker: Tracker::new(config).keeping_games(KEPT_GAMES),
             log,
             pdn,
             last_observation: None,
@@ -95,6 +99,8 @@ impl Recorder {
                 );
             }
             recorder.note(&record.input, record.cursor);
+            // Games end one at a time: written (or found in `games.pdn`) before they leave memory.
+            recorder.write_finished_games_or_note();
             published.extend(record.events);
         }
         Ok((recorder, published))
@@ -148,22 +154,41 @@ impl Recorder {
         let records = EventLog::read::<LogRecord>(&path)?;
         // From the configuration the log started with, as when it was opened: a referee switch
         // is itself a logged command.
-        self.tracker = Tracker::new(self.config);
+        self.tracker = Tracker::new(self.config).keeping_games(KEPT_GAMES);
         self.last_observation = None;
         self.cursor = None;
         for record in &records {
             let _ = apply(&mut self.tracker, &record.input);
             self.note(&record.input, record.cursor);
+            // Only what a failed write left out is written (the rest is already in the file).
+            let _ = self.write_finished_games();
         }
         self.stale = false;
         Ok(())
     }
 
-    /// Rewrite the PDN files if the record changed (they are after every step; this catches a
-    /// write that failed). True if anything was written.
+    /// Append the games that ended to `games.pdn`, while the tracker still holds them.
+    /// `Ok(false)` if one is no longer in memory (writing failed while more games ended than
+    /// are kept).
+    fn write_finished_games(&mut self) -> std::io::Result<bool> {
+        while self.pdn.finished_games() < self.tracker.finished_count() {
+            let Some(game) = self.tracker.finished_game(self.pdn.finished_games()) else { return Ok(false) };
+            self.pdn.add_finished(game)?;
+        }
+        Ok(true)
+    }
+
+    /// While replaying the log: a failed write is caught up by the next flush.
+    fn write_finished_games_or_note(&mut self) {
+        if let Err(e) = self.write_finished_games() {
+            self.pdn_behind = Some(e.to_string());
+        }
+    }
+
+    /// Bring the PDN files up to date with the record (they are after every step; this catches
+    /// a write that failed). True if anything was written.
     pub fn flush(&mut self) -> std::io::Result<bool> {
-        let games = self.tracker.games();
-        let result = self.pdn.update(&games, self.tracker.record());
+        let result = self.write_pdn();
         match &result {
             Ok(_) => {
                 if self.pdn_behind.take().is_some() {
@@ -178,6 +203,23 @@ impl Recorder {
             }
         }
         result
+    }
+
+    fn write_pdn(&mut self) -> std::io::Result<bool> {
+        let before = self.pdn.finished_games();
+        if !self.write_finished_games()? {
+            // Finished games left memory before they could be written: the log has them, and a
+            // replay writes each as it ends again.
+            self.rebuild().map_err(|e| std::io::Error::other(e.to_string()))?;
+            self.write_finished_games()?;
+            if self.pdn.finished_games() < self.tracker.finished_count() {
+                return Err(std::io::Error::other("games.pdn could not be caught up from the log"));
+            }
+        }
+        let current = self.tracker.record();
+        let last_finished = self.tracker.finished_count().checked_sub(1).and_then(|i| self.tracker.finished_game(i));
+        let wrote = self.pdn.update(current, current.or(last_finished))?;
+        Ok(wrote || self.pdn.finished_games() > before)
     }
 
     /// Why the PDN files on disk are behind the log, while they are.
@@ -247,5 +289,64 @@ mod tests {
         assert_eq!(recorder.cursor(), Some(20));
         assert_eq!(recorder.last_observation().map(|o| o.to_grid()), Some(MOVED.map(String::from)));
         assert_eq!(recorder.tracker().record().unwrap().move_texts(), ["9-13"]);
+    }
+
+    /// Play `games` one-move games through the recorder (each started by `init`, which ends the
+    /// previous one).
+    fn play_games(recorder: &mut Recorder, games: usize) {
+        for _ in 0..games {
+            recorder.step(InputOrigin::Operator, None, Input::Command(Command::Init)).unwrap();
+            recorder.step(InputOrigin::Source, None, observation(START)).unwrap();
+            let moved = recorder.step(InputOrigin::Source, None, observation(MOVED)).unwrap();
+            assert_eq!(moved[0].mv.as_deref(), Some("9-13"));
+        }
+    }
+
+    fn games_in(path: &Path) -> usize {
+        let text = std::fs::read_to_string(path).unwrap();
+        let games = crate::draughts::pdn::read_games(&text, crate::draughts::pdn::ReadMode::Strict).unwrap();
+        assert!(games.iter().all(|g| g.moves.len() == 1), "every game has its move");
+        games.len()
+    }
+
+    #[test]
+    fn memory_holds_a_bounded_number_of_games_and_the_file_every_one() {
+        let dir = folder("many");
+        let config = TrackerConfig::new(Variant::Pool, KingStyle::Visible);
+        let log = dir.join("events.jsonl");
+        let open = || Recorder::open(config, Some(&log), PdnFiles::new(&dir, Vec::new())).unwrap().0;
+        let mut recorder = open();
+        play_games(&mut recorder, 40);
+        assert_eq!(recorder.tracker().games_count(), 40);
+        assert!(recorder.tracker().kept_finished() <= KEPT_GAMES, "{} games in memory", recorder.tracker().kept_finished());
+        assert!(recorder.tracker().games().len() <= KEPT_GAMES + 1);
+        assert_eq!(games_in(&dir.join("games.pdn")), 40);
+        assert_eq!(recorder.pdn().all().unwrap(), std::fs::read_to_string(dir.join("games.pdn")).unwrap());
+        drop(recorder);
+
+        // A restart continues the same file: nothing lost, nothing twice.
+        let mut recorder = open();
+        assert_eq!(games_in(&dir.join("games.pdn")), 40);
+        play_games(&mut recorder, 2);
+        assert_eq!(games_in(&dir.join("games.pdn")), 42);
+        assert_eq!(recorder.tracker().games_count(), 42);
+    }
+
+    #[test]
+    fn games_that_left_memory_while_the_file_could_not_be_written_come_from_the_log() {
+        let dir = folder("late");
+        std::fs::create_dir_all(&dir).unwrap();
+        let config = TrackerConfig::new(Variant::Pool, KingStyle::Visible);
+        // `games.pdn` in a folder that does not exist yet: every write of it fails.
+        let games_file = dir.join("later").join("games.pdn");
+        let files = PdnFiles::at(Some(dir.join("game.pdn")), Some(games_file.clone()), Vec::new());
+        let (mut recorder, _) = Recorder::open(config, Some(&dir.join("events.jsonl")), files).unwrap();
+        play_games(&mut recorder, 3 * KEPT_GAMES);
+        assert!(recorder.pdn_behind().is_some());
+        assert!(recorder.tracker().kept_finished() <= KEPT_GAMES);
+        std::fs::create_dir_all(games_file.parent().unwrap()).unwrap();
+        recorder.flush().unwrap();
+        assert!(recorder.pdn_behind().is_none());
+        assert_eq!(games_in(&games_file), 3 * KEPT_GAMES);
     }
 }

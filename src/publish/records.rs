@@ -6,14 +6,16 @@
 //!   before anything is published, so that a restarted daemon can rebuild the tracker exactly by
 //!   replaying the inputs, and every event a listener saw is in it. `boardwatch replay --log`
 //!   writes the same records.
-//! - `game.pdn` (the current game) and `games.pdn` (every game of the board), replaced atomically
-//!   whenever the record changes, for broadcast tools that read files (`replay --pdn`: every
-//!   game, in one file).
+//! - `game.pdn` (the current game), replaced atomically whenever the record changes, and
+//!   `games.pdn` (every game of the board: finished games appended as they end, the current one
+//!   after them), for broadcast tools that read files (`replay --pdn`: every game, in one file).
 //!
 //! [`Recorder`](super::recorder::Recorder) keeps both.
 
-use std::io;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -47,15 +49,60 @@ pub struct LogRecord {
     pub events: Vec<Event>,
 }
 
-/// The PDN files of one board, and their current texts (served over HTTP from memory).
+/// The PDN files of one board.
+///
+/// `game.pdn` (the game on the board) is replaced atomically when it changes. `games.pdn` is
+/// the board's finished games, each appended once when it ends and never written again, then
+/// the current game, rewritten in place after them: the cost of a move does not grow with the
+/// number of games, and nothing but the current game is kept in memory. After a restart the
+/// recorder hands every finished game again ([`PdnFiles::add_finished`]): those the file
+/// already holds are only compared, and the file is cut back and written from the first one
+/// that differs (a crash in the middle of a write, a missing file).
 pub struct PdnFiles {
     /// The game on the board (`game.pdn`), if kept.
     current_path: Option<PathBuf>,
     /// Every game (`games.pdn`, or `replay --pdn`), if kept.
     all_path: Option<PathBuf>,
     tags: Vec<(String, String)>,
-    current: String,
-    all: String,
+    /// The text of `game.pdn`.
+    current: Arc<str>,
+    /// The current game as it follows the finished ones in `games.pdn` (empty until it has a
+    /// move), and whether the file holds it.
+    tail: Arc<str>,
+    tail_on_disk: bool,
+    /// Finished games at the start of `games.pdn`, and their length in bytes.
+    finished_games: usize,
+    finished_len: u64,
+    /// Without a `games.pdn` (`replay` without `--pdn`): the finished games' text.
+    finished_text: String,
+    /// After a restart, until the first difference: finished games handed again are compared
+    /// with the file instead of written.
+    checking: bool,
+}
+
+/// Every game of a board as PDN, without holding the finished ones in memory: read when asked.
+#[derive(Clone, Debug, Default)]
+pub struct GamesPdn {
+    /// The file whose first `len` bytes are the finished games (they never change).
+    file: Option<(PathBuf, u64)>,
+    /// The finished games' text when there is no file.
+    finished: Arc<str>,
+    /// The current game.
+    tail: Arc<str>,
+}
+
+impl GamesPdn {
+    /// The whole text: the finished games, then the current one.
+    pub fn read(&self) -> io::Result<String> {
+        let mut text = String::new();
+        if let Some((path, len)) = &self.file {
+            let file = File::open(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+            file.take(*len).read_to_string(&mut text)?;
+        }
+        text.push_str(&self.finished);
+        text.push_str(&self.tail);
+        Ok(text)
+    }
 }
 
 impl PdnFiles {
@@ -66,25 +113,70 @@ impl PdnFiles {
 
     /// Any of the two files; a file not wanted (`None`) is only kept as text.
     pub fn at(current_path: Option<PathBuf>, all_path: Option<PathBuf>, tags: Vec<(String, String)>) -> PdnFiles {
-        PdnFiles { current_path, all_path, tags, current: String::new(), all: String::new() }
+        PdnFiles {
+            current_path,
+            checking: all_path.is_some(),
+            all_path,
+            tags,
+            current: Arc::from(""),
+            tail: Arc::from(""),
+            tail_on_disk: false,
+            finished_games: 0,
+            finished_len: 0,
+            finished_text: String::new(),
+        }
     }
 
-    /// Bring the files up to date with `games` (every game, in order) and `current` (the game on
-    /// the board, possibly without moves yet); only what changed is written. True if anything was.
-    pub fn update(&mut self, games: &[TrackedGame], current: Option<&TrackedGame>) -> io::Result<bool> {
-        let current = current.or(games.last());
-        let current_text = current.map(|g| write_pdn_with_tags(std::slice::from_ref(g), &self.tags)).unwrap_or_default();
-        let all_text = write_pdn_with_tags(games, &self.tags);
-        let mut wrote = false;
-        for (path, text, new) in [(&self.current_path, &mut self.current, current_text), (&self.all_path, &mut self.all, all_text)] {
-            let missing = path.as_ref().is_some_and(|p| !p.exists());
-            if new != *text || missing {
-                if let Some(path) = path {
-                    write_atomically(path, new.as_bytes())?;
-                    wrote = true;
+    /// How many finished games `games.pdn` holds.
+    pub fn finished_games(&self) -> usize {
+        self.finished_games
+    }
+
+    /// Append the next finished game to `games.pdn` (after a restart: check that it is there).
+    pub fn add_finished(&mut self, game: &TrackedGame) -> io::Result<()> {
+        let text = write_pdn_with_tags(std::slice::from_ref(game), &self.tags);
+        match &self.all_path {
+            None => self.finished_text.push_str(&text),
+            Some(path) => {
+                if !(self.checking && file_holds(path, self.finished_len, text.as_bytes())) {
+                    self.checking = false;
+                    // The current game's text after the finished ones is overwritten: it is
+                    // written again by the next `update`.
+                    self.tail_on_disk = false;
+                    write_at(path, self.finished_len, text.as_bytes())?;
                 }
-                *text = new;
             }
+        }
+        self.finished_games += 1;
+        self.finished_len += text.len() as u64;
+        Ok(())
+    }
+
+    /// Bring the files up to date with `current` (the game on the board, with a move or not;
+    /// `None` after a clear) and `shown` (what `game.pdn` shows: the current game, or else the
+    /// last finished one); only what changed is written. True if anything was.
+    pub fn update(&mut self, current: Option<&TrackedGame>, shown: Option<&TrackedGame>) -> io::Result<bool> {
+        self.checking = false;
+        let text = |g: &TrackedGame| write_pdn_with_tags(std::slice::from_ref(g), &self.tags);
+        let current_text = shown.map(text).unwrap_or_default();
+        let tail = current.filter(|g| !g.is_empty()).map(text).unwrap_or_default();
+        let mut wrote = false;
+        let missing = self.current_path.as_ref().is_some_and(|p| !p.exists());
+        if *current_text != *self.current || missing {
+            if let Some(path) = &self.current_path {
+                write_atomically(path, current_text.as_bytes())?;
+                wrote = true;
+            }
+            self.current = Arc::from(current_text);
+        }
+        if *tail != *self.tail || !self.tail_on_disk {
+            if let Some(path) = &self.all_path {
+                self.tail_on_disk = false;
+                write_at(path, self.finished_len, tail.as_bytes())?;
+                wrote = true;
+            }
+            self.tail = Arc::from(tail);
+            self.tail_on_disk = true;
         }
         Ok(wrote)
     }
@@ -94,10 +186,55 @@ impl PdnFiles {
         &self.current
     }
 
-    /// Every game as PDN.
-    pub fn all(&self) -> &str {
-        &self.all
+    /// The current game, shared (for copies that readers take without waiting).
+    pub fn current_shared(&self) -> Arc<str> {
+        self.current.clone()
     }
+
+    /// Every game as PDN, to read when asked.
+    pub fn games(&self) -> GamesPdn {
+        GamesPdn {
+            file: self.all_path.clone().map(|p| (p, self.finished_len)),
+            finished: Arc::from(self.finished_text.as_str()),
+            tail: self.tail.clone(),
+        }
+    }
+
+    /// Every game as PDN.
+    pub fn all(&self) -> io::Result<String> {
+        self.games().read()
+    }
+}
+
+/// Whether the file at `path` holds `text` at byte `offset`.
+fn file_holds(path: &Path, offset: u64, text: &[u8]) -> bool {
+    let mut on_disk = Vec::with_capacity(text.len());
+    let read = File::open(path).and_then(|mut f| {
+        f.seek(SeekFrom::Start(offset))?;
+        f.take(text.len() as u64).read_to_end(&mut on_disk)
+    });
+    read.is_ok() && on_disk == text
+}
+
+/// Write `text` at byte `offset` of the file at `path` (created if missing), cut the file just
+/// after it and sync it: what comes before `offset` is left as it is.
+fn write_at(path: &Path, offset: u64, text: &[u8]) -> io::Result<()> {
+    let result = (|| {
+        let created = !path.exists();
+        let mut file = OpenOptions::new().write(true).create(true).truncate(false).open(path)?;
+        file.seek(SeekFrom::Start(offset))?;
+        file.write_all(text)?;
+        file.set_len(offset + text.len() as u64)?;
+        file.sync_data()?;
+        if created {
+            // The new file's name must reach the disk too.
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                File::open(dir)?.sync_all()?;
+            }
+        }
+        Ok(())
+    })();
+    result.map_err(|e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
 }
 
 /// Seconds since 1970, for log records.
@@ -111,30 +248,82 @@ mod tests {
     use crate::draughts::{Color, Variant};
     use crate::tracker::{RecordItem, TrackedMove};
 
-    #[test]
-    fn files_follow_the_record_and_are_not_rewritten_needlessly() {
-        let dir = std::env::temp_dir().join(format!("bw-records-{}", std::process::id()));
+    fn game_with(moves: &[&str]) -> TrackedGame {
+        let mut game = TrackedGame::new(Variant::English, None, Color::Black);
+        for (i, text) in moves.iter().enumerate() {
+            game.items.push(RecordItem::Move(TrackedMove {
+                side: if i % 2 == 0 { Color::Black } else { Color::White },
+                text: text.to_string(),
+                path: text.to_string(),
+                fen_after: String::new(),
+                t: None,
+                inferred: false,
+                alternatives: Vec::new(),
+            }));
+        }
+        game
+    }
+
+    fn folder(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("bw-records-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn files_follow_the_record_and_are_not_rewritten_needlessly() {
+        let dir = folder("follow");
         let mut files = PdnFiles::new(&dir, vec![("White".into(), "Ann".into())]);
         let mut game = TrackedGame::new(Variant::English, None, Color::Black);
-        assert!(files.update(&[], Some(&game)).unwrap());
+        assert!(files.update(Some(&game), Some(&game)).unwrap());
         assert!(files.current().contains("[White \"Ann\"]"));
-        assert_eq!(files.all(), "");
-        game.items.push(RecordItem::Move(TrackedMove {
-            side: Color::Black,
-            text: "11-15".into(),
-            path: "11-15".into(),
-            fen_after: String::new(),
-            t: None,
-            inferred: false,
-            alternatives: Vec::new(),
-        }));
-        assert!(files.update(std::slice::from_ref(&game), Some(&game)).unwrap());
-        assert!(!files.update(std::slice::from_ref(&game), Some(&game)).unwrap(), "nothing changed");
+        assert_eq!(files.all().unwrap(), "");
+        game = game_with(&["11-15"]);
+        assert!(files.update(Some(&game), Some(&game)).unwrap());
+        assert!(!files.update(Some(&game), Some(&game)).unwrap(), "nothing changed");
         let on_disk = std::fs::read_to_string(dir.join("game.pdn")).unwrap();
         assert!(on_disk.contains("1. 11-15 *"), "{on_disk}");
         assert_eq!(std::fs::read_to_string(dir.join("games.pdn")).unwrap(), on_disk);
+    }
+
+    #[test]
+    fn finished_games_are_appended_and_checked_again_after_a_restart() {
+        let dir = folder("append");
+        let games = [game_with(&["11-15", "23-19"]), game_with(&["9-13"]), game_with(&["10-14", "22-17"])];
+        let mut files = PdnFiles::new(&dir, Vec::new());
+        files.update(Some(&games[0]), Some(&games[0])).unwrap();
+        files.add_finished(&games[0]).unwrap();
+        files.update(Some(&games[1]), Some(&games[1])).unwrap();
+        let all = std::fs::read_to_string(dir.join("games.pdn")).unwrap();
+        assert_eq!(all, write_pdn_with_tags(&games[..2], &[]));
+        assert_eq!(files.all().unwrap(), all);
+        // A longer current game, then a shorter one (an undo): the tail follows it exactly.
+        files.update(Some(&games[2]), Some(&games[2])).unwrap();
+        files.update(Some(&games[1]), Some(&games[1])).unwrap();
+        assert_eq!(std::fs::read_to_string(dir.join("games.pdn")).unwrap(), all);
+
+        // A restart: the finished game already there is not written again (its bytes are
+        // corrupted here after the check would have read them: a write would repair them).
+        let mtime = || std::fs::metadata(dir.join("games.pdn")).unwrap().modified().unwrap();
+        let before = mtime();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let mut again = PdnFiles::new(&dir, Vec::new());
+        again.add_finished(&games[0]).unwrap();
+        assert_eq!(mtime(), before, "checked, not written");
+        again.add_finished(&games[1]).unwrap();
+        again.update(Some(&games[2]), Some(&games[2])).unwrap();
+        assert_eq!(std::fs::read_to_string(dir.join("games.pdn")).unwrap(), write_pdn_with_tags(&games, &[]));
+
+        // A file cut in the middle of a game (a crash while writing) is written from there.
+        let full = std::fs::read(dir.join("games.pdn")).unwrap();
+        std::fs::write(dir.join("games.pdn"), &full[..full.len() / 2]).unwrap();
+        let mut third = PdnFiles::new(&dir, Vec::new());
+        for game in &games[..2] {
+            third.add_finished(game).unwrap();
+        }
+        third.update(Some(&games[2]), Some(&games[2])).unwrap();
+        assert_eq!(std::fs::read(dir.join("games.pdn")).unwrap(), full);
     }
 
     #[test]

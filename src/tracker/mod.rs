@@ -74,7 +74,7 @@ pub mod observation;
 pub mod record;
 pub mod scoring;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::str::FromStr;
 use std::sync::Arc;
 
@@ -309,7 +309,12 @@ pub struct Tracker {
     config: TrackerConfig,
     rules: Rules,
     game: Option<Game>,
-    finished: Vec<TrackedGame>,
+    /// The last finished games (every one unless `kept_games` bounds them: the daemon keeps
+    /// only a few, as they are on disk and a board runs for months).
+    finished: VecDeque<TrackedGame>,
+    /// Games finished since the tracker began, including those no longer kept.
+    finished_count: usize,
+    kept_games: usize,
     seq: u64,
     line_number: u32,
     last_observation: Option<Observation>,
@@ -328,7 +333,9 @@ impl Tracker {
             rules: config.variant.rules(),
             config,
             game: None,
-            finished: Vec::new(),
+            finished: VecDeque::new(),
+            finished_count: 0,
+            kept_games: usize::MAX,
             seq: 0,
             line_number: 0,
             last_observation: None,
@@ -380,15 +387,55 @@ impl Tracker {
         self.forget_suspicions();
     }
 
-    /// Every game so far: those ended by init or clear, then the current one.
+    /// Keep only the last `n` finished games in memory (at least one, for `game.pdn` after a
+    /// clear): [`Tracker::games`] then returns those and the current one.
+    pub fn keeping_games(mut self, n: usize) -> Tracker {
+        self.kept_games = n.max(1);
+        self
+    }
+
+    /// Every game so far (the last ones kept, see [`Tracker::keeping_games`]): those ended by
+    /// init or clear, then the current one.
     pub fn games(&self) -> Vec<TrackedGame> {
-        let mut games = self.finished.clone();
+        let mut games: Vec<TrackedGame> = self.finished.iter().cloned().collect();
         if let Some(g) = &self.game {
             if !g.record.is_empty() {
                 games.push(g.record.clone());
             }
         }
         games
+    }
+
+    /// How many games have finished (ended by init or clear), kept in memory or not.
+    pub fn finished_count(&self) -> usize {
+        self.finished_count
+    }
+
+    /// Finished game number `index` (from 0, in order), while it is kept in memory.
+    pub fn finished_game(&self, index: usize) -> Option<&TrackedGame> {
+        let first_kept = self.finished_count - self.finished.len();
+        index.checked_sub(first_kept).and_then(|i| self.finished.get(i))
+    }
+
+    /// How many finished games are kept in memory.
+    pub fn kept_finished(&self) -> usize {
+        self.finished.len()
+    }
+
+    /// Every game so far, the current one included once it has a move or setup.
+    pub fn games_count(&self) -> usize {
+        self.finished_count + usize::from(self.game.as_ref().is_some_and(|g| !g.record.is_empty()))
+    }
+
+    fn finish_game(&mut self, record: TrackedGame) {
+        if record.is_empty() {
+            return;
+        }
+        self.finished.push_back(record);
+        self.finished_count += 1;
+        while self.finished.len() > self.kept_games {
+            self.finished.pop_front();
+        }
     }
 
     fn event(&mut self, t: Option<f64>, kind: EventKind, text: String) -> Event {
@@ -492,9 +539,7 @@ impl Tracker {
 
     fn start_game(&mut self, pos: Position, setup_fen: Option<String>) -> Event {
         if let Some(old) = self.game.take() {
-            if !old.record.is_empty() {
-                self.finished.push(old.record);
-            }
+            self.finish_game(old.record);
         }
         let hidden = hidden_kings(&pos, 0, self.config.kings);
         self.game = Some(Game {
@@ -633,9 +678,7 @@ impl Tracker {
     /// Forget the game: nothing is tracked until the next init.
     pub fn clear(&mut self) -> Vec<Event> {
         if let Some(old) = self.game.take() {
-            if !old.record.is_empty() {
-                self.finished.push(old.record);
-            }
+            self.finish_game(old.record);
         }
         self.last_evidence = None;
         self.forget_suspicions();

@@ -130,7 +130,7 @@ async fn health(State(app): App) -> Response {
 }
 
 /// The board as `/boards/{id}` shows it, with the last `recent` events.
-fn summary(board: &Board, recent: usize) -> Value {
+pub(crate) fn summary(board: &Board, recent: usize) -> Value {
     let (last_events, game, has_picture) = board.shown(recent);
     // One lock at a time: never two of the board's locks held together.
     let source = board.source_json();
@@ -179,11 +179,20 @@ fn pdn_response(text: Arc<str>) -> Response {
 }
 
 async fn game_pdn(State(app): App, Path(id): Path<String>) -> Response {
-    find(&app, &id).map_or_else(|r| r, |b| pdn_response(b.pdn().0))
+    find(&app, &id).map_or_else(|r| r, |b| pdn_response(b.game_pdn()))
 }
 
 async fn games_pdn(State(app): App, Path(id): Path<String>) -> Response {
-    find(&app, &id).map_or_else(|r| r, |b| pdn_response(b.pdn().1))
+    let board = match find(&app, &id) {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    // The finished games are read from the board's `games.pdn`, not kept in memory.
+    match tokio::task::spawn_blocking(move || board.games_pdn()).await {
+        Ok(Ok(text)) => pdn_response(Arc::from(text)),
+        Ok(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, format!("games.pdn: {e}")),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    }
 }
 
 async fn frame(State(app): App, Path(id): Path<String>) -> Response {
@@ -399,7 +408,7 @@ fn authorize(app: &AppState, headers: &HeaderMap) -> Result<(), Response> {
 }
 
 /// Compare without leaking, through timing, how much of the token was right.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     let mut diff = (a.len() != b.len()) as u8;
     for i in 0..a.len().max(b.len()) {
         diff |= a.get(i).copied().unwrap_or(0) ^ b.get(i).copied().unwrap_or(0);

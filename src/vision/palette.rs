@@ -99,16 +99,7 @@ impl ClassModel {
         if n < 2.0 {
             return Ok(self.clone());
         }
-        // The median of each feature, not the mean: one square of the start under glare or
-        // with a piece off-centre must not drag the whole class towards it.
-        let m: Vec<f32> = (0..d)
-            .map(|k| {
-                let mut col: Vec<f32> = v.iter().map(|x| x[k]).collect();
-                col.sort_by(|a, b| a.total_cmp(b));
-                let h = col.len() / 2;
-                if col.len() % 2 == 1 { col[h] } else { 0.5 * (col[h - 1] + col[h]) }
-            })
-            .collect();
+        let m: Vec<f32> = (0..d).map(|k| v.iter().map(|x| x[k]).sum::<f32>() / n).collect();
         let mean: Vec<f32> = (0..d).map(|k| (n * m[k] + n0 * self.mean[k]) / (n + n0)).collect();
         // The means move to the session. One photo does not show the spread that
         // glare and shadows cause over a whole game, so the palette's covariances

@@ -241,7 +241,7 @@ pub fn locate_board(img: &Mat, previous: Option<&BoardLocation>) -> Result<Board
         if prev.image_size == (w, h) {
             let sc = score_location(&g, &prev.h_board_to_img, prev.lens, (w, h), scale);
             if sc.total >= ACCEPT_SCORE {
-                let refined = refine_full(&gray, &prev.h_board_to_img, prev.lens).unwrap_or((prev.h_board_to_img, prev.lens));
+                let refined = refine_full(&gray, &prev.h_board_to_img, prev.lens, false).unwrap_or((prev.h_board_to_img, prev.lens));
                 let sc2 = score_location(&g, &refined.0, refined.1, (w, h), scale);
                 let ((hh, lens), s) = if sc2.total >= sc.total - 0.05 { (refined, sc2.total) } else { ((prev.h_board_to_img, prev.lens), sc.total) };
                 return Ok(BoardLocation::new(hh, (w, h), s, LocateMethod::Tracked, lens));
@@ -282,11 +282,11 @@ pub fn locate_board(img: &Mat, previous: Option<&BoardLocation>) -> Result<Board
     // 4. Full-resolution refinement.
     let h_full = h_mul(&s_inv, &hb_small);
     let h_full = canonical(&h_full)?;
-    let refined = refine_full(&gray, &h_full, Lens::default()).unwrap_or((h_full, Lens::default()));
+    let refined = refine_full(&gray, &h_full, Lens::default(), true).unwrap_or((h_full, Lens::default()));
     // Once more from the refined fit: the corner search windows then start on
     // the corners, and the result no longer depends on how coarse the first
     // guess was (i.e. on the image's size).
-    let (refined, lens) = refine_full(&gray, &refined.0, refined.1).unwrap_or(refined);
+    let (refined, lens) = refine_full(&gray, &refined.0, refined.1, true).unwrap_or(refined);
     let refined = canonical(&refined)?;
     // Compare like with like: `sc` carries best_extent's bonus for lattice support.
     let sc1 = score_board(&g, &h_mul(&s_mat, &h_full)).total;
@@ -707,10 +707,12 @@ fn canonical(h: &H3) -> Result<H3> {
     Ok(h_mul(h, &g))
 }
 
-/// Refine a board homography (board -> distortion-free full-res px) and the lens by
-/// sub-pixel corner search on the 49 inner corners and a RANSAC fit. The corners are looked
-/// for where `lens` puts them.
-fn refine_full(gray: &Mat, h: &H3, lens: Lens) -> Option<(H3, Lens)> {
+/// Refine a board homography (board -> distortion-free full-res px) by sub-pixel corner search
+/// on the 49 inner corners and a RANSAC fit. The corners are looked for where `lens` puts them;
+/// with `fit_lens_too` the lens is measured again on them (a found board), else it is kept (a
+/// board followed from frame to frame: the camera's lens does not change, and measuring it
+/// costs about a millisecond).
+fn refine_full(gray: &Mat, h: &H3, lens: Lens, fit_lens_too: bool) -> Option<(H3, Lens)> {
     let size = (gray.cols(), gray.rows());
     let at = |u: f64, v: f64| {
         let (x, y) = h_apply(h, u, v);
@@ -761,7 +763,7 @@ fn refine_full(gray: &Mat, h: &H3, lens: Lens) -> Option<(H3, Lens)> {
     if inl.iter().filter(|x| **x).count() < 12 {
         return None;
     }
-    let lens = fit_lens(size, &s2, &d2, &inl, sq);
+    let lens = if fit_lens_too { fit_lens(size, &s2, &d2, &inl, sq) } else { lens };
     let flat: Vec<(f64, f64)> = d2.iter().map(|&(x, y)| lens.undistort(size, x, y)).collect();
     let (nh, inl) = fit_h(&s2, &flat, ransac_px).ok()?;
     if inl.iter().filter(|x| **x).count() < 12 {

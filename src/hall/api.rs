@@ -175,7 +175,7 @@ async fn stream(State(app): App) -> Response {
                     .ok()
                     .map(|v| format!("{}/{}", v["board"].as_str().unwrap_or(""), v["seq"]))
                     .unwrap_or_default();
-                SseEvent::default().id(id).data(text.to_string())
+                SseEvent::default().id(id).data(text)
             }
             Err(broadcast::error::RecvError::Lagged(n)) => {
                 SseEvent::default().event("lagged").data(n.to_string())

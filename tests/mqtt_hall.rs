@@ -11,6 +11,7 @@ mod daemon_common;
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use boardwatch::draughts::pdn::{read_games, ReadMode};
@@ -157,6 +158,7 @@ fn three_daemons_and_a_hall_survive_broker_daemon_and_hall_kills_with_every_even
     std::thread::sleep(Duration::from_millis(500));
     hall.kill();
     hall = start_hall(&hall_config);
+    let over_websocket = listen_over_websocket(&hall);
 
     // Every daemon finishes its games.
     for (daemon, (_, boards)) in daemons.iter().zip(&configs) {
@@ -268,8 +270,73 @@ fn three_daemons_and_a_hall_survive_broker_daemon_and_hall_kills_with_every_even
         "the hall shows the new game's event",
         || hall.get_json("/boards/d2b3")["last_seq"].as_u64() == after["last_seq"].as_u64(),
     );
+    websocket_had_every_event_once(&hall, &over_websocket, &after);
     drop(daemons);
     broker.kill();
+}
+
+/// Every event the hall's `/events/ws` sends, as they come, gathered by a thread.
+fn listen_over_websocket(hall: &Daemon) -> Arc<Mutex<Vec<Value>>> {
+    let url = hall.url("/events/ws").replace("http://", "ws://");
+    let (mut socket, _) =
+        tungstenite::connect(url.as_str()).expect("the hall's WebSocket connects");
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    std::thread::spawn(move || {
+        while let Ok(message) = socket.read() {
+            if let tungstenite::Message::Text(text) = message {
+                let event: Value = serde_json::from_str(&text).expect("JSON over the WebSocket");
+                sink.lock().unwrap().push(event);
+            }
+        }
+    });
+    seen
+}
+
+/// The WebSocket, open since the hall's restart, sent each board's events from then on once
+/// each, without gaps, as the hall stored them, up to the new game taken from the hall.
+fn websocket_had_every_event_once(hall: &Daemon, seen: &Mutex<Vec<Value>>, new_game: &Value) {
+    wait_until(
+        Duration::from_secs(10),
+        "the WebSocket has the new game's event",
+        || {
+            seen.lock()
+                .unwrap()
+                .iter()
+                .any(|e| e["board"] == "d2b3" && e["seq"].as_u64() == new_game["last_seq"].as_u64())
+        },
+    );
+    let seen = seen.lock().unwrap().clone();
+    assert!(
+        seen.iter().all(|e| e.get("lagged").is_none()),
+        "the WebSocket never lagged"
+    );
+    let mut boards: Vec<&str> = seen.iter().map(|e| e["board"].as_str().unwrap()).collect();
+    boards.sort();
+    boards.dedup();
+    eprintln!("over the WebSocket: {} events of {} boards", seen.len(), boards.len());
+    for board in boards {
+        let sent: Vec<&Value> = seen.iter().filter(|e| e["board"] == board).collect();
+        let first = sent[0]["seq"].as_u64().unwrap();
+        let seqs: Vec<u64> = sent.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+        let expected: Vec<u64> = (first..first + seqs.len() as u64).collect();
+        assert_eq!(
+            seqs, expected,
+            "board {board}: each event once, in order, no gap"
+        );
+        let stored = hall.get_json(&format!("/boards/{board}/events?after={}", first - 1));
+        let stored: Vec<&str> = stored
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["line"].as_str().unwrap())
+            .collect();
+        let lines: Vec<&str> = sent.iter().map(|e| e["line"].as_str().unwrap()).collect();
+        assert_eq!(
+            lines, stored,
+            "board {board}: the WebSocket's events are the hall's"
+        );
+    }
 }
 
 /// The overview page in headless Chromium: a card per board, with its diagram and moves as the
@@ -312,8 +379,65 @@ fn overview_page_shows_every_board(hall: &Daemon, daemon: &Daemon) {
         moves.as_str().unwrap().contains(&last_move),
         "{moves} lacks {last_move}"
     );
+    operator_actions_from_the_page(&mut browser, daemon);
     let png = browser_common::screenshot(&mut browser);
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("hall-overview.png");
     std::fs::write(&out, png).unwrap();
     eprintln!("screenshot: {}", out.display());
+}
+
+/// The page's operator bar: with a wrong token the hall refuses the action and the page says so
+/// (the daemon's record does not move); with the right one the daemon takes it, and the card
+/// shows the new game.
+fn operator_actions_from_the_page(browser: &mut browser_common::Browser, daemon: &Daemon) {
+    let board = "d0b2";
+    let before = daemon.get_json(&format!("/boards/{board}"))["last_seq"]
+        .as_u64()
+        .unwrap();
+    let click = |browser: &mut browser_common::Browser, token: &str| {
+        browser.eval(&format!(
+            "(() => {{ const t = document.getElementById('token'); t.value = {token:?}; \
+             t.dispatchEvent(new Event('input')); \
+             document.querySelector('.board[data-board=\"{board}\"] h2 span').click(); \
+             document.getElementById('answer').textContent = ''; \
+             [...document.querySelectorAll('#operator button')].find(b => b.textContent === 'New game').click(); \
+             return true; }})()"
+        ));
+        browser.wait_for(
+            "the hall's answer",
+            "document.getElementById('answer').className",
+            |v| v.as_str().is_some_and(|c| !c.is_empty()),
+        );
+        browser
+            .eval("document.getElementById('answer').textContent")
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let refused = click(browser, "wrong");
+    assert_eq!(refused, "refused: wrong token");
+    let chosen = browser.eval("document.getElementById('target').value");
+    assert_eq!(chosen, board, "clicking a board's name chose it");
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(
+        daemon.get_json(&format!("/boards/{board}"))["last_seq"].as_u64(),
+        Some(before),
+        "a refused action does not reach the daemon"
+    );
+    let sent = click(browser, TOKEN);
+    assert_eq!(sent, format!("new_game sent to {board}'s daemon"));
+    let stored = browser.eval("localStorage.getItem('boardwatch-hall-token')");
+    assert_eq!(stored, TOKEN, "the token is kept in the browser");
+    let taken = daemon.wait_for_board(board, "a new game from the hall page", |b| {
+        b["last_seq"].as_u64() > Some(before)
+    });
+    assert_eq!(
+        taken["last_events"].as_array().unwrap().last().unwrap()["line"],
+        "1: Init Ready"
+    );
+    browser.wait_for(
+        "the card shows the new game",
+        &format!("document.querySelector('.board[data-board=\"{board}\"] .moves').textContent"),
+        |v| v == "no move yet",
+    );
 }

@@ -7,12 +7,15 @@
 //! - `GET /boards/{id}/events?after=N`: its events, from the hall's copy;
 //! - `GET /round.pdn`: every board's current game in one PDN file (what broadcast sites poll);
 //! - `GET /events/stream`: SSE of every event of every board (`id: board/seq`);
+//! - `GET /events/ws`: the same events over WebSocket, one JSON text message each (read-only and
+//!   open like the daemon's `/boards/{id}/events/ws`: only actions need the token);
 //! - `POST /boards/{id}/actions` with `{"op": ...}`: passed on to the board's daemon over MQTT.
 
 use std::convert::Infallible;
 use std::sync::Arc;
 
 use axum::body::Bytes;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
@@ -55,6 +58,7 @@ pub fn router(state: Arc<HallState>) -> Router {
         .route("/boards/{id}/actions", post(action))
         .route("/round.pdn", get(round_pdn))
         .route("/events/stream", get(stream))
+        .route("/events/ws", get(socket))
         .fallback(|| async {
             error(
                 StatusCode::NOT_FOUND,
@@ -171,7 +175,7 @@ async fn stream(State(app): App) -> Response {
                     .ok()
                     .map(|v| format!("{}/{}", v["board"].as_str().unwrap_or(""), v["seq"]))
                     .unwrap_or_default();
-                SseEvent::default().id(id).data(text.to_string())
+                SseEvent::default().id(id).data(text)
             }
             Err(broadcast::error::RecvError::Lagged(n)) => {
                 SseEvent::default().event("lagged").data(n.to_string())
@@ -186,6 +190,40 @@ async fn stream(State(app): App) -> Response {
     Sse::new(events)
         .keep_alive(KeepAlive::default())
         .into_response()
+}
+
+/// WebSocket of every event stored from now on, each as the JSON text the SSE stream sends. A
+/// listener that falls too far behind gets `{"lagged": n}` (as SSE's `event: lagged`) and catches
+/// up with `/boards/{id}/events?after=N`. The socket is one-way: what the client sends is ignored.
+async fn socket(State(app): App, upgrade: WebSocketUpgrade) -> Response {
+    let receiver = app.store.subscribe();
+    let shutdown = app.shutdown.clone();
+    upgrade.on_upgrade(move |socket| send_all_events(socket, receiver, shutdown))
+}
+
+async fn send_all_events(
+    mut socket: WebSocket,
+    mut receiver: broadcast::Receiver<Arc<str>>,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    loop {
+        let text = tokio::select! {
+            received = receiver.recv() => match received {
+                Ok(text) => text.to_string(),
+                Err(broadcast::error::RecvError::Lagged(n)) => json!({"lagged": n}).to_string(),
+                Err(broadcast::error::RecvError::Closed) => break,
+            },
+            incoming = socket.recv() => match incoming {
+                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
+                Some(Ok(_)) => continue, // pings are answered by axum
+            },
+            _ = shutdown.wait_for(|stopping| *stopping) => break,
+        };
+        if socket.send(Message::Text(text.into())).await.is_err() {
+            return;
+        }
+    }
+    let _ = socket.send(Message::Close(None)).await;
 }
 
 /// An operator action for a board's daemon: checked against the hall's token here, passed on

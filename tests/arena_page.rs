@@ -5,9 +5,9 @@
 
 mod daemon_common;
 mod play_common;
+mod chrome_common;
 
-use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use boardwatch::games::cops::arena::{replay, GameRecord};
 use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
@@ -15,6 +15,7 @@ use headless_chrome::{Browser, LaunchOptions, Tab};
 use image::Rgba;
 use play_common::{get, post, start_play};
 use serde_json::Value;
+use chrome_common::{chromium, eval, wait_for};
 
 #[test]
 fn the_api_waits_for_a_human_checks_his_plan_and_records_the_game() {
@@ -56,29 +57,8 @@ fn the_api_waits_for_a_human_checks_his_plan_and_records_the_game() {
     assert_eq!(status, 404);
 }
 
-fn chromium() -> Option<PathBuf> {
-    ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].into_iter().map(PathBuf::from).find(|p| p.exists())
-}
 
-fn eval(tab: &Tab, expression: &str) -> Value {
-    let result = tab.evaluate(&format!("JSON.stringify({expression})"), false).unwrap_or_else(|e| panic!("{expression}: {e}"));
-    match result.value {
-        Some(Value::String(text)) => serde_json::from_str(&text).unwrap(),
-        _ => Value::Null,
-    }
-}
 
-fn wait_for(tab: &Tab, what: &str, expression: &str, check: impl Fn(&Value) -> bool) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let value = eval(tab, expression);
-        if check(&value) {
-            return value;
-        }
-        assert!(Instant::now() < deadline, "the page never showed {what}: last {value}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 fn click(tab: &Tab, selector: &str) {
     tab.find_element(selector).unwrap_or_else(|e| panic!("{selector}: {e}")).click().unwrap();

@@ -4,8 +4,9 @@
 
 mod daemon_common;
 mod play_common;
+mod chrome_common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use headless_chrome::browser::tab::point::Point;
@@ -13,42 +14,10 @@ use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
 use headless_chrome::{Browser, LaunchOptions, Tab};
 use play_common::{get, post, start_play};
 use serde_json::Value;
+use chrome_common::{chromium, eval, wait_for};
 
-fn chromium() -> Option<PathBuf> {
-    [
-        "/usr/bin/chromium",
-        "/usr/bin/chromium-browser",
-        "/usr/bin/google-chrome",
-    ]
-    .into_iter()
-    .map(PathBuf::from)
-    .find(|p| p.exists())
-}
 
-fn eval(tab: &Tab, expression: &str) -> Value {
-    let result = tab
-        .evaluate(&format!("JSON.stringify({expression})"), false)
-        .unwrap_or_else(|e| panic!("{expression}: {e}"));
-    match result.value {
-        Some(Value::String(text)) => serde_json::from_str(&text).unwrap(),
-        _ => Value::Null,
-    }
-}
 
-fn wait_for(tab: &Tab, what: &str, expression: &str, check: impl Fn(&Value) -> bool) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let value = eval(tab, expression);
-        if check(&value) {
-            return value;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the page never showed {what}: last {value}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 /// Window coordinates of the centre of point (x, y) of the grid.
 fn point_centre(tab: &Tab, x: usize, y: usize) -> (f64, f64) {

@@ -6,18 +6,20 @@
 
 mod daemon_common;
 mod play_common;
+mod chrome_common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use headless_chrome::browser::tab::point::Point;
 use headless_chrome::protocol::cdp::Input::{DispatchMouseEvent, DispatchMouseEventTypeOption, MouseButton};
 use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
-use headless_chrome::{Browser, LaunchOptions, Tab};
+use headless_chrome::Tab;
 use image::{Rgba, RgbaImage};
 use play_common::{get, square, start_play};
 use serde_json::{json, Value};
+use chrome_common::{chromium, eval, run, wait_for, launch};
 
 const ROAD: [u8; 3] = [0xff, 0xff, 0xff];
 /// Buildings in projector mode (darker than on a monitor, for contrast on a table).
@@ -31,36 +33,9 @@ const BLACK: [u8; 3] = [0, 0, 0];
 /// keystone, as a projector tilted forward and turned a little draws it.
 const PIN: [[f64; 2]; 4] = [[0.14, 0.16], [0.88, 0.11], [0.80, 0.93], [0.22, 0.86]];
 
-fn chromium() -> Option<PathBuf> {
-    ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].into_iter().map(PathBuf::from).find(|p| p.exists())
-}
 
-/// The value of a JavaScript expression (through JSON: the crate asks for references, not values).
-fn eval(tab: &Tab, expression: &str) -> Value {
-    let wrapped = format!("JSON.stringify({expression})");
-    let result = tab.evaluate(&wrapped, false).unwrap_or_else(|e| panic!("{expression}: {e}"));
-    match result.value {
-        Some(Value::String(text)) => serde_json::from_str(&text).unwrap(),
-        _ => Value::Null,
-    }
-}
 
-/// Runs JavaScript statements.
-fn run(tab: &Tab, statements: &str) {
-    tab.evaluate(statements, false).unwrap_or_else(|e| panic!("{statements}: {e}"));
-}
 
-fn wait_for(tab: &Tab, what: &str, expression: &str, check: impl Fn(&Value) -> bool) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let value = eval(tab, expression);
-        if check(&value) {
-            return value;
-        }
-        assert!(Instant::now() < deadline, "the page never showed {what}: last {value}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 /// A mouse event at (x, y), the left button down while `pressed`.
 fn mouse(tab: &Tab, kind: DispatchMouseEventTypeOption, (x, y): (f64, f64), pressed: bool) {
@@ -238,21 +213,6 @@ fn check_screenshot(image: &RgbaImage, geometry: &Geometry, state: &Value, name:
     assert!((unpinned.0 - pinned.0).hypot(unpinned.1 - pinned.1) > 30.0, "{name}: the pin moved the grid");
 }
 
-/// Headless Chromium (its own fresh profile) and a tab.
-fn launch(binary: PathBuf) -> (Browser, Arc<Tab>) {
-    let options = LaunchOptions::default_builder()
-        .path(Some(binary))
-        .headless(true)
-        .sandbox(false)
-        .window_size(Some((1280, 900)))
-        .idle_browser_timeout(Duration::from_secs(300))
-        .build()
-        .unwrap();
-    let browser = Browser::new(options).expect("chromium starts");
-    let tab = browser.new_tab().unwrap();
-    tab.set_default_timeout(Duration::from_secs(30));
-    (browser, tab)
-}
 
 /// The centre of the first element matching `selector`, in the window.
 fn centre_of(tab: &Tab, selector: &str) -> (f64, f64) {

@@ -6,17 +6,18 @@
 
 mod daemon_common;
 mod play_common;
+mod chrome_common;
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::time::Duration;
 
 use headless_chrome::protocol::cdp::Input::{DispatchMouseEvent, DispatchMouseEventTypeOption, MouseButton};
 use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
-use headless_chrome::{Browser, LaunchOptions, Tab};
+use headless_chrome::Tab;
 use image::{Rgba, RgbaImage};
 use play_common::{get, start_play};
 use serde_json::{json, Value};
+use chrome_common::{chromium, eval, run, wait_for, launch};
 
 const WALL: [u8; 3] = [0x6b, 0x5a, 0x4a];
 const FLOOR: [u8; 3] = [0xf4, 0xec, 0xd8];
@@ -25,33 +26,9 @@ const BOX: [u8; 3] = [0xd9, 0xa4, 0x41];
 const BOX_ON_GOAL: [u8; 3] = [0x2f, 0xae, 0x4a];
 const PLAYER: [u8; 3] = [0x1f, 0x5b, 0xff];
 
-fn chromium() -> Option<PathBuf> {
-    ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].into_iter().map(PathBuf::from).find(|p| p.exists())
-}
 
-fn eval(tab: &Tab, expression: &str) -> Value {
-    let result = tab.evaluate(&format!("JSON.stringify({expression})"), false).unwrap_or_else(|e| panic!("{expression}: {e}"));
-    match result.value {
-        Some(Value::String(text)) => serde_json::from_str(&text).unwrap(),
-        _ => Value::Null,
-    }
-}
 
-fn run(tab: &Tab, statements: &str) {
-    tab.evaluate(statements, false).unwrap_or_else(|e| panic!("{statements}: {e}"));
-}
 
-fn wait_for(tab: &Tab, what: &str, expression: &str, check: impl Fn(&Value) -> bool) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let value = eval(tab, expression);
-        if check(&value) {
-            return value;
-        }
-        assert!(Instant::now() < deadline, "the page never showed {what}: last {value}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 fn mouse(tab: &Tab, kind: DispatchMouseEventTypeOption, (x, y): (f64, f64), button: MouseButton, buttons: u32) {
     tab.call_method(DispatchMouseEvent {
@@ -146,20 +123,6 @@ fn check_cells_with(tab: &Tab, image: &RgbaImage, grid: &str, rows: &[String], n
     assert!(wrong.is_empty(), "{name}: {wrong:?}");
 }
 
-fn launch(binary: PathBuf) -> (Browser, Arc<Tab>) {
-    let options = LaunchOptions::default_builder()
-        .path(Some(binary))
-        .headless(true)
-        .sandbox(false)
-        .window_size(Some((1280, 900)))
-        .idle_browser_timeout(Duration::from_secs(300))
-        .build()
-        .unwrap();
-    let browser = Browser::new(options).expect("chromium starts");
-    let tab = browser.new_tab().unwrap();
-    tab.set_default_timeout(Duration::from_secs(30));
-    (browser, tab)
-}
 
 fn server_state(server: &daemon_common::Daemon, tab: &Tab) -> Value {
     let id = eval(tab, "game.id");

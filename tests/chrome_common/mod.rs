@@ -1,0 +1,58 @@
+//! Driving the game pages in headless Chromium (the `headless_chrome` crate) for the page tests:
+//! find the browser, launch it, evaluate JavaScript and wait for the page to show something.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use headless_chrome::{Browser, LaunchOptions, Tab};
+use serde_json::Value;
+
+/// The system's Chromium, if installed (the tests skip with a note otherwise).
+pub fn chromium() -> Option<PathBuf> {
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].into_iter().map(PathBuf::from).find(|p| p.exists())
+}
+
+/// Headless Chromium with one tab, 1280x900.
+pub fn launch(binary: PathBuf) -> (Browser, Arc<Tab>) {
+    let options = LaunchOptions::default_builder()
+        .path(Some(binary))
+        .headless(true)
+        .sandbox(false)
+        .window_size(Some((1280, 900)))
+        .idle_browser_timeout(Duration::from_secs(300))
+        .build()
+        .unwrap();
+    let browser = Browser::new(options).expect("chromium starts");
+    let tab = browser.new_tab().unwrap();
+    tab.set_default_timeout(Duration::from_secs(30));
+    (browser, tab)
+}
+
+/// The value of a JavaScript expression, through JSON.
+pub fn eval(tab: &Tab, expression: &str) -> Value {
+    let result = tab.evaluate(&format!("JSON.stringify({expression})"), false).unwrap_or_else(|e| panic!("{expression}: {e}"));
+    match result.value {
+        Some(Value::String(text)) => serde_json::from_str(&text).unwrap(),
+        _ => Value::Null,
+    }
+}
+
+/// Runs JavaScript statements.
+pub fn run(tab: &Tab, statements: &str) {
+    tab.evaluate(statements, false).unwrap_or_else(|e| panic!("{statements}: {e}"));
+}
+
+/// Waits (at most 30 s) until `expression` satisfies `check`, and returns its value.
+pub fn wait_for(tab: &Tab, what: &str, expression: &str, check: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let value = eval(tab, expression);
+        if check(&value) {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "the page never showed {what}: last {value}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

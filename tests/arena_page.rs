@@ -57,9 +57,6 @@ fn the_api_waits_for_a_human_checks_his_plan_and_records_the_game() {
     assert_eq!(status, 404);
 }
 
-
-
-
 fn click(tab: &Tab, selector: &str) {
     tab.find_element(selector).unwrap_or_else(|e| panic!("{selector}: {e}")).click().unwrap();
 }

@@ -16,9 +16,6 @@ use play_common::{get, post, start_play};
 use serde_json::Value;
 use chrome_common::{chromium, eval, wait_for};
 
-
-
-
 /// Window coordinates of the centre of point (x, y) of the grid.
 fn point_centre(tab: &Tab, x: usize, y: usize) -> (f64, f64) {
     let v = eval(tab, &format!("(() => {{ const r = document.querySelector('rect.hit[data-x=\"{x}\"][data-y=\"{y}\"]').getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }})()"));

@@ -13,13 +13,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use headless_chrome::browser::tab::point::Point;
-use headless_chrome::protocol::cdp::Input::{DispatchMouseEvent, DispatchMouseEventTypeOption, MouseButton};
+use headless_chrome::protocol::cdp::Input::{DispatchMouseEventTypeOption, MouseButton};
 use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
 use headless_chrome::Tab;
 use image::{Rgba, RgbaImage};
 use play_common::{get, square, start_play};
 use serde_json::{json, Value};
-use chrome_common::{chromium, eval, run, wait_for, launch};
+use chrome_common::{chromium, eval, launch, mouse_event, run, wait_for};
 
 const ROAD: [u8; 3] = [0xff, 0xff, 0xff];
 /// Buildings in projector mode (darker than on a monitor, for contrast on a table).
@@ -33,32 +33,11 @@ const BLACK: [u8; 3] = [0, 0, 0];
 /// keystone, as a projector tilted forward and turned a little draws it.
 const PIN: [[f64; 2]; 4] = [[0.14, 0.16], [0.88, 0.11], [0.80, 0.93], [0.22, 0.86]];
 
-
-
-
-
 /// A mouse event at (x, y), the left button down while `pressed`.
-fn mouse(tab: &Tab, kind: DispatchMouseEventTypeOption, (x, y): (f64, f64), pressed: bool) {
+fn mouse(tab: &Tab, kind: DispatchMouseEventTypeOption, point: (f64, f64), pressed: bool) {
     let released = matches!(kind, DispatchMouseEventTypeOption::MouseReleased);
-    tab.call_method(DispatchMouseEvent {
-        Type: kind,
-        x,
-        y,
-        modifiers: None,
-        timestamp: None,
-        button: Some(if pressed || released { MouseButton::Left } else { MouseButton::None }),
-        buttons: Some(if pressed { 1 } else { 0 }),
-        click_count: Some(1),
-        force: None,
-        tangential_pressure: None,
-        tilt_x: None,
-        tilt_y: None,
-        twist: None,
-        delta_x: None,
-        delta_y: None,
-        pointer_Type: None,
-    })
-    .unwrap();
+    let button = if pressed || released { MouseButton::Left } else { MouseButton::None };
+    mouse_event(tab, kind, point, button, if pressed { 1 } else { 0 });
 }
 
 /// Drags with the left button from `from` to `to` in a few steps.
@@ -212,7 +191,6 @@ fn check_screenshot(image: &RgbaImage, geometry: &Geometry, state: &Value, name:
     let pinned = geometry.cell(20, 20, [0, 0]);
     assert!((unpinned.0 - pinned.0).hypot(unpinned.1 - pinned.1) > 30.0, "{name}: the pin moved the grid");
 }
-
 
 /// The centre of the first element matching `selector`, in the window.
 fn centre_of(tab: &Tab, selector: &str) -> (f64, f64) {

@@ -11,13 +11,13 @@ mod chrome_common;
 use std::path::Path;
 use std::time::Duration;
 
-use headless_chrome::protocol::cdp::Input::{DispatchMouseEvent, DispatchMouseEventTypeOption, MouseButton};
+use headless_chrome::protocol::cdp::Input::{DispatchMouseEventTypeOption, MouseButton};
 use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
 use headless_chrome::Tab;
 use image::{Rgba, RgbaImage};
 use play_common::{get, start_play};
 use serde_json::{json, Value};
-use chrome_common::{chromium, eval, run, wait_for, launch};
+use chrome_common::{chromium, eval, launch, mouse_event, run, wait_for};
 
 const WALL: [u8; 3] = [0x6b, 0x5a, 0x4a];
 const FLOOR: [u8; 3] = [0xf4, 0xec, 0xd8];
@@ -26,42 +26,16 @@ const BOX: [u8; 3] = [0xd9, 0xa4, 0x41];
 const BOX_ON_GOAL: [u8; 3] = [0x2f, 0xae, 0x4a];
 const PLAYER: [u8; 3] = [0x1f, 0x5b, 0xff];
 
-
-
-
-
-fn mouse(tab: &Tab, kind: DispatchMouseEventTypeOption, (x, y): (f64, f64), button: MouseButton, buttons: u32) {
-    tab.call_method(DispatchMouseEvent {
-        Type: kind,
-        x,
-        y,
-        modifiers: None,
-        timestamp: None,
-        button: Some(button),
-        buttons: Some(buttons),
-        click_count: Some(1),
-        force: None,
-        tangential_pressure: None,
-        tilt_x: None,
-        tilt_y: None,
-        twist: None,
-        delta_x: None,
-        delta_y: None,
-        pointer_Type: None,
-    })
-    .unwrap();
-}
-
 /// Presses at `from`, moves to `to` in steps, releases: a click when they are the same point.
 fn press_and_release(tab: &Tab, from: (f64, f64), to: (f64, f64), button: MouseButton) {
     let held = if matches!(button, MouseButton::Right) { 2 } else { 1 };
-    mouse(tab, DispatchMouseEventTypeOption::MouseMoved, from, MouseButton::None, 0);
-    mouse(tab, DispatchMouseEventTypeOption::MousePressed, from, button.clone(), held);
+    mouse_event(tab, DispatchMouseEventTypeOption::MouseMoved, from, MouseButton::None, 0);
+    mouse_event(tab, DispatchMouseEventTypeOption::MousePressed, from, button.clone(), held);
     for i in 1..=6 {
         let t = i as f64 / 6.0;
-        mouse(tab, DispatchMouseEventTypeOption::MouseMoved, (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t), button.clone(), held);
+        mouse_event(tab, DispatchMouseEventTypeOption::MouseMoved, (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t), button.clone(), held);
     }
-    mouse(tab, DispatchMouseEventTypeOption::MouseReleased, to, button, 0);
+    mouse_event(tab, DispatchMouseEventTypeOption::MouseReleased, to, button, 0);
 }
 
 /// The centre of cell (row, column) of a grid on the page.
@@ -122,7 +96,6 @@ fn check_cells_with(tab: &Tab, image: &RgbaImage, grid: &str, rows: &[String], n
     assert!(checked > 10, "{name}: only {checked} cells checked");
     assert!(wrong.is_empty(), "{name}: {wrong:?}");
 }
-
 
 fn server_state(server: &daemon_common::Daemon, tab: &Tab) -> Value {
     let id = eval(tab, "game.id");

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use headless_chrome::protocol::cdp::Input::{DispatchMouseEvent, DispatchMouseEventTypeOption, MouseButton};
 use headless_chrome::{Browser, LaunchOptions, Tab};
 use serde_json::Value;
 
@@ -55,4 +56,28 @@ pub fn wait_for(tab: &Tab, what: &str, expression: &str, check: impl Fn(&Value) 
         assert!(Instant::now() < deadline, "the page never showed {what}: last {value}");
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// One mouse event at (x, y): `button` is the one pressed or released, `buttons` those held
+/// (1 left, 2 right).
+pub fn mouse_event(tab: &Tab, kind: DispatchMouseEventTypeOption, (x, y): (f64, f64), button: MouseButton, buttons: u32) {
+    tab.call_method(DispatchMouseEvent {
+        Type: kind,
+        x,
+        y,
+        modifiers: None,
+        timestamp: None,
+        button: Some(button),
+        buttons: Some(buttons),
+        click_count: Some(1),
+        force: None,
+        tangential_pressure: None,
+        tilt_x: None,
+        tilt_y: None,
+        twist: None,
+        delta_x: None,
+        delta_y: None,
+        pointer_Type: None,
+    })
+    .unwrap();
 }

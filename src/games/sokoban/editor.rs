@@ -2,7 +2,7 @@
 //!
 //! Pure state only; the page that draws it and takes clicks comes separately.
 
-use super::level::Level;
+use super::level::{xsb_symbol, Level};
 
 pub const EDITOR_WIDTH: usize = 30;
 pub const EDITOR_HEIGHT: usize = 20;
@@ -219,15 +219,7 @@ impl Editor {
             .chunks(EDITOR_WIDTH)
             .map(|row| {
                 row.iter()
-                    .map(|c| match (c.wall, c.player, c.boxed, c.goal) {
-                        (true, ..) => '#',
-                        (_, true, _, true) => '+',
-                        (_, true, _, false) => '@',
-                        (_, _, true, true) => '*',
-                        (_, _, true, false) => '$',
-                        (_, _, _, true) => '.',
-                        _ => ' ',
-                    })
+                    .map(|c| xsb_symbol(c.wall, c.player, c.boxed, c.goal, ' '))
                     .collect()
             })
             .collect()

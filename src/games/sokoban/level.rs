@@ -171,15 +171,7 @@ impl Level {
             let row: String = (0..self.width)
                 .map(|x| {
                     let cell = y * self.width + x;
-                    match (self.walls[cell], cell == self.player, self.boxes[cell], self.goals[cell]) {
-                        (true, ..) => '#',
-                        (_, true, _, true) => '+',
-                        (_, true, _, false) => '@',
-                        (_, _, true, true) => '*',
-                        (_, _, true, false) => '$',
-                        (_, _, _, true) => '.',
-                        _ => ' ',
-                    }
+                    xsb_symbol(self.walls[cell], cell == self.player, self.boxes[cell], self.goals[cell], ' ')
                 })
                 .collect();
             text.push_str(row.trim_end());
@@ -296,5 +288,19 @@ mod tests {
         assert_eq!(second.column, 5);
         let stray = parse_collection("; title\n######\n#@$.x#\n######\n").unwrap_err();
         assert_eq!((stray.line, stray.column), (3, 5), "{stray}");
+    }
+}
+
+/// The XSB symbol of one cell: a wall, the player or a box (on a goal or not), a goal, or
+/// `floor` (a space, or `-` where the floor must show).
+pub fn xsb_symbol(wall: bool, player: bool, boxed: bool, goal: bool, floor: char) -> char {
+    match (wall, player, boxed, goal) {
+        (true, ..) => '#',
+        (_, true, _, true) => '+',
+        (_, true, _, false) => '@',
+        (_, _, true, true) => '*',
+        (_, _, true, false) => '$',
+        (_, _, _, true) => '.',
+        _ => floor,
     }
 }

@@ -42,7 +42,7 @@ use super::{error, error_with, ok_json, page, parse_body, Games};
 use crate::games::sokoban::editor::{symmetry, Editor, Piece, EDITOR_HEIGHT, EDITOR_WIDTH};
 use crate::games::sokoban::files::read_folder;
 use crate::games::sokoban::game::Game;
-use crate::games::sokoban::level::{parse_collection, write_collection, Level};
+use crate::games::sokoban::level::{parse_collection, write_collection, xsb_symbol, Level};
 use crate::games::sokoban::solver::{solve, verify, Outcome};
 
 /// Directions as the page names them, in the order of [`crate::games::sokoban::DIRECTIONS`].
@@ -364,16 +364,8 @@ impl Session {
                 (0..level.width)
                     .map(|x| {
                         let cell = y * level.width + x;
-                        match (level.walls[cell], cell == level.player, level.boxes[cell], level.goals[cell]) {
-                            (true, ..) => '#',
-                            (_, true, _, true) => '+',
-                            (_, true, _, false) => '@',
-                            (_, _, true, true) => '*',
-                            (_, _, true, false) => '$',
-                            (_, _, _, true) => '.',
-                            _ if inside[cell] => '-',
-                            _ => ' ',
-                        }
+                        let floor = if inside[cell] { '-' } else { ' ' };
+                        xsb_symbol(level.walls[cell], cell == level.player, level.boxes[cell], level.goals[cell], floor)
                     })
                     .collect()
             })

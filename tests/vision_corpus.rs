@@ -24,8 +24,18 @@ fn photo_labels() -> BTreeMap<String, Vec<String>> {
         .collect()
 }
 
-fn count_misreads(got: &[String], want: &[String]) -> usize {
-    (0..8).map(|r| (0..8).filter(|&c| got[r].as_bytes()[c] != want[r].as_bytes()[c]).count()).sum()
+/// The misread squares as "(row,col) truth->read".
+fn misreads(got: &[String], want: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in 0..8 {
+        for c in 0..8 {
+            let (g, w) = (got[r].as_bytes()[c] as char, want[r].as_bytes()[c] as char);
+            if g != w {
+                out.push(format!("({r},{c}) {w}->{g}"));
+            }
+        }
+    }
+    out
 }
 
 #[test]
@@ -47,9 +57,10 @@ fn all_photos_palette_and_calibrated() {
         };
         found += 1;
         let dc = detect_calibrated(&img, &cal).unwrap();
-        let (p, c) = (count_misreads(&d.grid, truth), count_misreads(&dc.grid, truth));
+        let (mp, mc) = (misreads(&d.grid, truth), misreads(&dc.grid, truth));
+        let (p, c) = (mp.len(), mc.len());
         if p + c > 0 {
-            report.push(format!("{name}: palette {p}, calibrated {c}"));
+            report.push(format!("{name}: palette {mp:?}, calibrated {mc:?}"));
         }
         wrong_palette += p;
         wrong_calibrated += c;

@@ -353,3 +353,29 @@ fn many_random_viewpoints() {
         }
     }
 }
+
+/// Which found corner is called top-left is a convention: corners named one place round
+/// (as a reader may name them on a board turned 45 degrees) still count as the board found,
+/// and the grid as seen turns with them.
+#[test]
+fn corners_named_one_place_round_still_find_the_board() {
+    let scene = small(random_scene(3, Palette::Wooden));
+    let grid = Position::start(&Variant::English.rules()).to_grid();
+    let (_, truth) = render_frame(&scene, &grid, None, 3).unwrap();
+    let found = truth.corners.map(|c| [c[0] as f32, c[1] as f32]);
+    let seen = truth.grid_as_seen(&found).expect("the true corners find the board");
+    assert_eq!(truth.corner_shift(&found), Some(0));
+    let round = [found[1], found[2], found[3], found[0]];
+    assert_eq!(truth.corner_shift(&round), Some(1));
+    let turned = truth.grid_as_seen(&round).expect("corners named one place round find the board");
+    // Named one place round, the first edge is the old right edge: row r of the turned view
+    // is column 7 - r of the old one, read top to bottom.
+    for r in 0..8 {
+        for c in 0..8 {
+            assert_eq!(turned[r].as_bytes()[c], seen[c].as_bytes()[7 - r], "square ({r},{c})");
+        }
+    }
+    // Another quadrilateral is still refused.
+    let shifted = found.map(|c| [c[0] + 40.0, c[1]]);
+    assert!(truth.grid_as_seen(&shifted).is_none());
+}

@@ -105,16 +105,18 @@ impl FrameTruth {
     /// The position as a reader sees it in a board image straightened from `corners` (pixels,
     /// top-left, top-right, bottom-right, bottom-left as found by a reader): row 0 along the
     /// first edge, `grid`'s letters, unturned. `None` unless every corner lies within half a
-    /// square of the true one (the reader found another quadrilateral).
+    /// square of a true one (the reader found another quadrilateral). Which corner is the
+    /// top-left is a convention: a board turned about 45 degrees has two candidates, and a
+    /// reader that names them one place round from `corners` still found the board.
     pub fn grid_as_seen(&self, corners: &[[f32; 2]; 4]) -> Option<[String; 8]> {
         let diagonal = (self.corners[0][0] - self.corners[2][0]).hypot(self.corners[0][1] - self.corners[2][1]);
         let half_square = diagonal / 8.0 / 2f64.sqrt() / 2.0;
-        for (found, real) in corners.iter().zip(&self.corners) {
-            if (found[0] as f64 - real[0]).hypot(found[1] as f64 - real[1]) > half_square {
-                return None;
-            }
+        let shift = self.corner_shift(corners)?;
+        if self.corner_error_px(corners, shift) > half_square {
+            return None;
         }
-        let [top_left, top_right, _, bottom_left] = self.corner_board;
+        let board = |k: usize| self.corner_board[(k + shift) % 4];
+        let (top_left, top_right, bottom_left) = (board(0), board(1), board(3));
         let mut rows: [String; 8] = Default::default();
         for (r, row) in rows.iter_mut().enumerate() {
             for c in 0..8 {
@@ -125,6 +127,22 @@ impl FrameTruth {
             }
         }
         Some(rows)
+    }
+
+    /// How many places round the reader's `corners` are named from the true ones: the shift
+    /// `s` with `corners[k]` nearest `self.corners[(k + s) % 4]`.
+    pub fn corner_shift(&self, corners: &[[f32; 2]; 4]) -> Option<usize> {
+        (0..4).min_by(|&a, &b| self.corner_error_px(corners, a).total_cmp(&self.corner_error_px(corners, b)))
+    }
+
+    /// The largest distance (px) of a found corner from the true one `shift` places round.
+    pub fn corner_error_px(&self, corners: &[[f32; 2]; 4], shift: usize) -> f64 {
+        (0..4)
+            .map(|k| {
+                let real = self.corners[(k + shift) % 4];
+                (corners[k][0] as f64 - real[0]).hypot(corners[k][1] as f64 - real[1])
+            })
+            .fold(0.0, f64::max)
     }
 }
 

@@ -402,24 +402,26 @@ pub fn board_features_with(rect: &Mat, lean: Option<&LeanOffsets>) -> Result<Boa
     pm.balance_colour(top_left_dark)?;
     let p = pm.view()?;
     // Colour of the light squares (white balance reference), from their corners.
+    // The dark squares' colour likewise: the surface a piece covering its whole square
+    // is compared with.
     let (mut la, mut lb) = (Vec::with_capacity(512), Vec::with_capacity(512));
+    let (mut da, mut db) = (Vec::with_capacity(512), Vec::with_capacity(512));
     for r in 0..8 {
         for c in 0..8 {
-            if ((r + c) % 2 == 0) == top_left_dark {
-                continue;
-            }
+            let (va, vb) = if ((r + c) % 2 == 0) == top_left_dark { (&mut da, &mut db) } else { (&mut la, &mut lb) };
             for &(ox, oy) in &[(4usize, 4usize), (SQ - 12, 4), (4, SQ - 12), (SQ - 12, SQ - 12)] {
                 for y in (r * SQ + oy..r * SQ + oy + 8).step_by(4) {
                     for x in (c * SQ + ox..c * SQ + ox + 8).step_by(4) {
                         let h = half_idx(x, y);
-                        la.push(p.a[h] as f32);
-                        lb.push(p.b[h] as f32);
+                        va.push(p.a[h] as f32);
+                        vb.push(p.b[h] as f32);
                     }
                 }
             }
         }
     }
     let (ref_a, ref_b) = (median(&mut la), median(&mut lb));
+    let (dark_a, dark_b) = (median(&mut da), median(&mut db));
     let (ref_dark, ref_light) = if top_left_dark { (me, mo) } else { (mo, me) };
     let contrast = (ref_light - ref_dark).max(1.0);
 
@@ -479,14 +481,22 @@ pub fn board_features_with(rect: &Mat, lean: Option<&LeanOffsets>) -> Result<Boa
             }
             let (x, y) = (cx + best.1, cy + best.2);
             let (il, ia, ib) = disc_mean(&p, x, y, INNER_R);
-            // The square's own surface: inside the square (4 px margin), clear
-            // of the disc wherever it was found.
+            // The square's own surface: inside the square (4 px margin), clear of the piece
+            // wherever it stands. A piece seen obliquely covers more than its top: its body
+            // sweeps from its foot (the square's centre) to its top, and a stacked king's top
+            // leans twice as far as a man's, often out of the square, so the body covers
+            // the square's surface on that side. Measured there, the "surface" would be the
+            // piece itself and the piece would look like an empty square.
             let (mut vl, mut va, mut vb) = (Vec::new(), Vec::new(), Vec::new());
             let clear = (DISC_R + 4.0) * (DISC_R + 4.0);
+            let foot = ((c * SQ + SQ / 2) as f32, (r * SQ + SQ / 2) as f32);
+            let king_top = lean.filter(|_| dark).map_or(foot, |l| (foot.0 + 2.0 * l[r][c].0, foot.1 + 2.0 * l[r][c].1));
+            let covered = |px: f32, py: f32| {
+                distance2_to_segment((px, py), foot, (x as f32, y as f32)) <= clear || distance2_to_segment((px, py), foot, king_top) <= clear
+            };
             for yy in (r * SQ + 4..(r + 1) * SQ - 4).step_by(2) {
                 for xx in (c * SQ + 4..(c + 1) * SQ - 4).step_by(2) {
-                    let (dx, dy) = (xx as f32 - x as f32, yy as f32 - y as f32);
-                    if dx * dx + dy * dy > clear {
+                    if !covered(xx as f32, yy as f32) {
                         let i = yy * N + xx;
                         vl.push(p.l[i] as f32);
                         let h = half_idx(xx, yy);
@@ -497,10 +507,12 @@ pub fn board_features_with(rect: &Mat, lean: Option<&LeanOffsets>) -> Result<Boa
             }
             let own = if vl.len() >= 20 {
                 (median(&mut vl), median(&mut va), median(&mut vb))
+            } else if dark {
+                (ref_dark, dark_a, dark_b)
             } else {
-                (if dark { ref_dark } else { ref_light }, ia, ib)
+                (ref_light, ref_a, ref_b)
             };
-                    let ring_s = rings.sector_median(&p, x, y, bounds);
+            let ring_s = rings.sector_median(&p, x, y, bounds);
             squares[r][c] = SquareFeatures {
                 f: [
                     (il - ref_dark) / contrast,
@@ -617,6 +629,15 @@ fn hough_acc(p: &Planes, top_left_dark: bool) -> Vec<f32> {
         }
     }
     sat
+}
+
+/// Squared distance from `p` to the segment `a`-`b`.
+fn distance2_to_segment(p: (f32, f32), a: (f32, f32), b: (f32, f32)) -> f32 {
+    let (vx, vy) = (b.0 - a.0, b.1 - a.1);
+    let len2 = vx * vx + vy * vy;
+    let t = if len2 > 0.0 { (((p.0 - a.0) * vx + (p.1 - a.1) * vy) / len2).clamp(0.0, 1.0) } else { 0.0 };
+    let (dx, dy) = (p.0 - a.0 - t * vx, p.1 - a.1 - t * vy);
+    dx * dx + dy * dy
 }
 
 /// Mean L, a, b within radius r of (x, y).

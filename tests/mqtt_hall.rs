@@ -7,85 +7,19 @@
 
 mod browser_common;
 mod daemon_common;
+mod mqtt_common;
 
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use boardwatch::draughts::pdn::{read_games, ReadMode};
 use daemon_common::{pdn_moves, sample_game, temp_dir, Daemon, TOKEN};
+use mqtt_common::{
+    free_port, make_certificates, mosquitto, openssl_available, tls_listener, Broker,
+};
 use serde_json::Value;
-
-/// Debian's broker, if installed (`make deps` installs it).
-fn mosquitto() -> Option<PathBuf> {
-    [
-        "/usr/sbin/mosquitto",
-        "/usr/bin/mosquitto",
-        "/usr/local/sbin/mosquitto",
-    ]
-    .iter()
-    .map(PathBuf::from)
-    .find(|p| p.exists())
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// A mosquitto on `port` of the loopback interface, killed when dropped.
-pub struct Broker {
-    child: Child,
-}
-
-impl Broker {
-    fn start(binary: &Path, dir: &Path, port: u16) -> Broker {
-        Broker::start_with(
-            binary,
-            dir,
-            port,
-            &format!("listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 0\n"),
-        )
-    }
-
-    /// A mosquitto with this configuration, once it listens on `port`.
-    fn start_with(binary: &Path, dir: &Path, port: u16, conf: &str) -> Broker {
-        let config = dir.join("mosquitto.conf");
-        std::fs::write(&config, conf).unwrap();
-        let child = Command::new(binary)
-            .arg("-c")
-            .arg(&config)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "mosquitto did not listen on port {port}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Broker { child }
-    }
-
-    fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Broker {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
 
 const DAEMONS: usize = 3;
 const BOARDS_EACH: usize = 10;
@@ -491,93 +425,6 @@ fn operator_actions_from_the_page(browser: &mut browser_common::Browser, daemon:
     );
 }
 
-/// Run `openssl` with these arguments in `dir`.
-fn openssl(dir: &Path, args: &[&str]) {
-    let output = Command::new("openssl")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("openssl runs");
-    assert!(
-        output.status.success(),
-        "openssl {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-}
-
-/// A throwaway certificate authority (`ca.pem`), a certificate it signed for the broker on
-/// 127.0.0.1 (`server.pem`, `server.key`) and one for a client (`client.pem`, `client.key`).
-fn make_certificates(dir: &Path) {
-    let ec = [
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-    ];
-    let req = |key: &str, out: &str, subject: &str, extra: &[&str]| {
-        let mut args = vec!["req"];
-        args.extend(ec);
-        args.extend(["-keyout", key, "-subj", subject]);
-        args.extend(extra);
-        args.extend(["-out", out]);
-        openssl(dir, &args);
-    };
-    req(
-        "ca.key",
-        "ca.pem",
-        "/CN=boardwatch test CA",
-        &[
-            "-x509",
-            "-days",
-            "2",
-            "-addext",
-            "basicConstraints=critical,CA:TRUE",
-            "-addext",
-            "keyUsage=critical,keyCertSign,cRLSign",
-        ],
-    );
-    for (name, usage) in [
-        (
-            "server",
-            "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n",
-        ),
-        ("client", "extendedKeyUsage=clientAuth\n"),
-    ] {
-        req(
-            &format!("{name}.key"),
-            &format!("{name}.csr"),
-            &format!("/CN=boardwatch test {name}"),
-            &[],
-        );
-        std::fs::write(dir.join(format!("{name}.ext")), usage).unwrap();
-        openssl(
-            dir,
-            &[
-                "x509",
-                "-req",
-                "-in",
-                &format!("{name}.csr"),
-                "-CA",
-                "ca.pem",
-                "-CAkey",
-                "ca.key",
-                "-CAcreateserial",
-                "-days",
-                "2",
-                "-extfile",
-                &format!("{name}.ext"),
-                "-out",
-                &format!("{name}.pem"),
-            ],
-        );
-        // The broker may run as its own user (started as root, mosquitto drops to `mosquitto`).
-        use std::os::unix::fs::PermissionsExt;
-        let key = dir.join(format!("{name}.key"));
-        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
-    }
-}
-
 /// A broker that speaks only TLS, with a certificate from a throwaway authority, on two ports:
 /// one for any client that trusts the authority (the hall), one that also asks for a client
 /// certificate (the daemon). The daemon publishes over TLS and the hall receives every event.
@@ -589,20 +436,14 @@ fn a_daemon_and_a_hall_talk_to_the_broker_over_tls() {
         eprintln!("SKIPPED: mosquitto is not installed (`make deps` or `apt-get install mosquitto` installs it)");
         return;
     };
-    if Command::new("openssl").arg("version").output().is_err() {
+    if !openssl_available() {
         eprintln!("SKIPPED: the openssl command is not installed (it makes the test certificates)");
         return;
     }
     let dir = temp_dir("mqtt-tls");
     make_certificates(&dir);
     let (hall_port, daemon_port) = (free_port(), free_port());
-    let tls = |port: u16, client_certificates: bool| {
-        format!(
-            "listener {port} 127.0.0.1\ncafile {ca}\ncertfile {server}.pem\nkeyfile {server}.key\nrequire_certificate {client_certificates}\n",
-            ca = dir.join("ca.pem").display(),
-            server = dir.join("server").display(),
-        )
-    };
+    let tls = |port, client_certificates| tls_listener(&dir, port, client_certificates);
     let _broker = Broker::start_with(
         &binary,
         &dir,

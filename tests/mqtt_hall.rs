@@ -485,6 +485,38 @@ fn a_daemon_and_a_hall_talk_to_the_broker_over_tls() {
     );
     drop(daemon);
 
+    // The daemon's port does ask for a client certificate: a daemon without one is turned away.
+    let uncertified = dir.join("uncertified");
+    std::fs::create_dir_all(&uncertified).unwrap();
+    std::fs::copy(dir.join("game.jsonl"), uncertified.join("game.jsonl")).unwrap();
+    let uncertified_config = uncertified.join("boardwatch.toml");
+    std::fs::write(
+        &uncertified_config,
+        format!(
+            "state_dir = \"state\"\n[mqtt]\nurl = \"mqtts://127.0.0.1:{daemon_port}\"\nhall = \"tls-hall\"\nca_file = \"{}\"\n\
+             [[boards]]\nid = \"t2\"\nvariant = \"english\"\nsource = {{ kind = \"observations\", path = \"game.jsonl\", pace_ms = 20 }}\n",
+            dir.join("ca.pem").display()
+        ),
+    )
+    .unwrap();
+    let turned_away = Daemon::start(&uncertified_config);
+    wait_until(
+        Duration::from_secs(10),
+        "the daemon without a client certificate is turned away",
+        || turned_away.log.lock().unwrap().contains("connecting again"),
+    );
+    assert!(
+        !turned_away.log.lock().unwrap().contains("MQTT: connected"),
+        "{}",
+        turned_away.log.lock().unwrap()
+    );
+    let boards = hall.get_json("/boards");
+    assert!(
+        boards.as_array().unwrap().iter().all(|b| b["id"] != "t2"),
+        "{boards}"
+    );
+    drop(turned_away);
+
     // A CA file that is not there, or not a certificate: refused at the start, naming both.
     let refused = |args: &[&str], config: &Path| {
         let output = Command::new(env!("CARGO_BIN_EXE_boardwatch"))
@@ -501,9 +533,22 @@ fn a_daemon_and_a_hall_talk_to_the_broker_over_tls() {
     )
     .unwrap();
     let err = refused(&["run", "--config"], &daemon_config);
+    eprintln!("a missing CA file:\n{err}");
     let gone = dir.join("gone.pem").display().to_string();
     assert!(
         err.contains("mqtt.ca_file") && err.contains(&gone) && err.contains("No such file"),
+        "{err}"
+    );
+    // A client key that is not the certificate's.
+    std::fs::write(
+        &daemon_config,
+        daemon_text.replace("\"client.key\"", "\"server.key\""),
+    )
+    .unwrap();
+    let err = refused(&["run", "--config"], &daemon_config);
+    eprintln!("a key that is not the client certificate's:\n{err}");
+    assert!(
+        err.contains("mqtt.client_key_file") && err.contains("does not go with"),
         "{err}"
     );
     std::fs::write(
@@ -519,6 +564,7 @@ fn a_daemon_and_a_hall_talk_to_the_broker_over_tls() {
     )
     .unwrap();
     let err = refused(&["hall", "--config"], &hall_config);
+    eprintln!("a malformed CA file:\n{err}");
     let bad = dir.join("bad.pem").display().to_string();
     assert!(
         err.contains("hall.toml: mqtt.ca_file") && err.contains(&bad),

@@ -112,12 +112,15 @@ enum SavedAck {
 }
 
 impl SavedAck {
-    /// How far the broker has `board`'s current log.
-    fn acked_of(self, board: &Board) -> u64 {
+    /// How far the broker has a board's current log (of `epoch`, with events up to `last_seq`).
+    fn acked_of(self, epoch: u64, last_seq: u64) -> u64 {
         match self {
-            SavedAck::Log { epoch, acked } if epoch == board.epoch() => acked,
+            SavedAck::Log {
+                epoch: saved,
+                acked,
+            } if saved == epoch => acked,
             SavedAck::Log { .. } => 0,
-            SavedAck::Unnamed(acked) => acked.min(board.last_seq()),
+            SavedAck::Unnamed(acked) => acked.min(last_seq),
         }
     }
 }
@@ -160,7 +163,9 @@ pub async fn run(
     let mut links: Vec<Link> = boards
         .into_iter()
         .map(|board| {
-            let acked = saved.get(board.id()).map_or(0, |s| s.acked_of(&board));
+            let acked = saved
+                .get(board.id())
+                .map_or(0, |s| s.acked_of(board.epoch(), board.last_seq()));
             Link {
                 board,
                 acked,
@@ -510,5 +515,25 @@ async fn handle_request(
             }
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the broker acknowledged counts for the log it was saved for: a board folder begun
+    /// again (same name, later epoch) is published from its first event.
+    #[test]
+    fn acknowledged_events_count_for_their_own_log() {
+        let saved: HashMap<String, SavedAck> =
+            serde_json::from_str(r#"{"a": {"epoch": 100, "acked": 40}, "b": 7}"#).unwrap();
+        assert_eq!(saved["a"].acked_of(100, 50), 40);
+        assert_eq!(saved["a"].acked_of(200, 3), 0, "a new log");
+        assert_eq!(saved["b"], SavedAck::Unnamed(7), "the file before epochs");
+        assert_eq!(saved["b"].acked_of(100, 50), 7);
+        assert_eq!(saved["b"].acked_of(100, 2), 2);
+        let written = serde_json::to_value(SavedAck::Log { epoch: 1, acked: 2 }).unwrap();
+        assert_eq!(written, serde_json::json!({"epoch": 1, "acked": 2}));
     }
 }

@@ -270,23 +270,27 @@ fn tls_client_config(
     client: Option<&(PathBuf, PathBuf)>,
 ) -> Result<rustls::ClientConfig, (&'static str, String)> {
     let mut roots = rustls::RootCertStore::empty();
-    for (n, cert) in read_certificates(ca_file)
-        .map_err(|m| ("ca_file", m))?
-        .into_iter()
-        .enumerate()
-    {
-        roots.add(cert).map_err(|e| {
-            (
-                "ca_file",
-                format!(
-                    "{}: certificate {}: not a valid X.509 certificate: {e}",
-                    ca_file.display(),
-                    n + 1
-                ),
-            )
-        })?;
+    let certs = read_certificates(ca_file).map_err(|m| ("ca_file", m))?;
+    // A system bundle (/etc/ssl/certs/ca-certificates.crt) may hold an authority too old for
+    // the verifier: skipped, as long as some can be used.
+    let (usable, unusable) = roots.add_parsable_certificates(certs);
+    if usable == 0 {
+        return Err((
+            "ca_file",
+            format!(
+                "{}: not a valid X.509 certificate in it ({unusable} could not be read)",
+                ca_file.display()
+            ),
+        ));
     }
-    // ring, not rustls' default aws-lc-rs: no cmake and C build for the one cipher suite used.
+    if unusable > 0 {
+        tracing::warn!(
+            "mqtt.ca_file: {}: {unusable} of {} certificates skipped (not usable X.509)",
+            ca_file.display(),
+            usable + unusable
+        );
+    }
+    // ring, not rustls' default aws-lc-rs (which needs cmake and a long C build).
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
@@ -434,7 +438,29 @@ mod tests {
             "junk.pem",
             Some("-----BEGIN CERTIFICATE-----\naGVsbG8gd29ybGQ=\n-----END CERTIFICATE-----\n"),
         );
-        assert!(junk.contains("certificate 1: not a valid X.509"), "{junk}");
+        assert!(
+            junk.contains("not a valid X.509 certificate in it"),
+            "{junk}"
+        );
+    }
+
+    /// The system's authorities, as the README suggests for a broker with a public certificate.
+    #[test]
+    fn the_system_bundle_is_a_ca_file() {
+        let bundle = Path::new("/etc/ssl/certs/ca-certificates.crt");
+        if !bundle.exists() {
+            eprintln!("note: no {} here; not checked", bundle.display());
+            return;
+        }
+        let config = check(RawMqtt {
+            url: Some("mqtts://broker.example".into()),
+            hall: Some("h".into()),
+            ca_file: Some(bundle.into()),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(config.port, 8883);
+        assert_eq!(config.tls.unwrap().ca_file, bundle);
     }
 
     #[test]

@@ -131,6 +131,12 @@ impl HallBoard {
             (_, None) => Ok(true),
             (Some(current), Some(epoch)) if epoch < current => {
                 self.stale += 1;
+                if self.stale == 1 {
+                    tracing::warn!(
+                        "{}: dropping messages of an older log of the daemon's (epoch {epoch}, the copy follows {current}); a daemon whose state folder was wiped goes unseen if its clock is behind",
+                        self.dir.display()
+                    );
+                }
                 Ok(false)
             }
             (Some(current), Some(epoch)) if epoch > current => {

@@ -10,15 +10,19 @@
 //! With `--synthetic N` no daemon runs: the bench itself publishes N events per board to the
 //! broker as fast as the broker takes them (QoS 1, boards interleaved), each stamped with the
 //! time it was handed over: the most the hall takes in, and the latency from publish to SSE.
+//!
+//! With `--tls 1` the broker speaks only TLS (a throwaway authority made with `openssl`) and the
+//! daemons, the hall and the flood connect over `mqtts://`.
 
 #[path = "../tests/daemon_common/mod.rs"]
 mod daemon_common;
+#[path = "../tests/mqtt_common/mod.rs"]
+mod mqtt_common;
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -50,36 +54,34 @@ fn main() {
     let daemons = arg("--daemons", 2) as usize;
     let pace_ms = arg("--pace-ms", 250);
     let seconds = arg("--seconds", 60);
-    let Some(mosquitto) = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"]
-        .iter()
-        .map(PathBuf::from)
-        .find(|p| p.exists())
-    else {
+    let tls = arg("--tls", 0) == 1;
+    let Some(mosquitto) = mqtt_common::mosquitto() else {
         eprintln!("hall_load: mosquitto is not installed (`make deps` installs it)");
         std::process::exit(1);
     };
     let dir = temp_dir("hall-load");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    std::fs::write(
-        dir.join("mosquitto.conf"),
-        format!("listener {port} 127.0.0.1\nallow_anonymous true\nmax_queued_messages 0\n"),
-    )
-    .unwrap();
-    let mut broker: Child = Command::new(&mosquitto)
-        .arg("-c")
-        .arg(dir.join("mosquitto.conf"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let mqtt = format!("[mqtt]\nurl = \"mqtt://127.0.0.1:{port}\"\nhall = \"load\"\n");
+    let port = mqtt_common::free_port();
+    let (listener, mqtt) = if tls {
+        mqtt_common::make_certificates(&dir);
+        (
+            mqtt_common::tls_listener(&dir, port, false),
+            format!(
+                "[mqtt]\nurl = \"mqtts://127.0.0.1:{port}\"\nhall = \"load\"\nca_file = \"{}\"\n",
+                dir.join("ca.pem").display()
+            ),
+        )
+    } else {
+        (
+            format!("listener {port} 127.0.0.1\n"),
+            format!("[mqtt]\nurl = \"mqtt://127.0.0.1:{port}\"\nhall = \"load\"\n"),
+        )
+    };
+    let mut broker = mqtt_common::Broker::start_with(
+        &mosquitto,
+        &dir,
+        port,
+        &format!("allow_anonymous true\nmax_queued_messages 0\n{listener}"),
+    );
     std::fs::write(
         dir.join("hall.toml"),
         format!("state_dir = \"hall-state\"\n[http]\ntoken = \"{TOKEN}\"\n{mqtt}"),
@@ -124,9 +126,19 @@ fn main() {
 
     let synthetic = arg("--synthetic", 0);
     if synthetic > 0 {
-        flood(port, boards, synthetic, &arrivals);
-        let _ = broker.kill();
-        let _ = broker.wait();
+        let raw: boardwatch::mqtt::config::RawMqtt = toml::from_str::<toml::Table>(&mqtt).unwrap()
+            ["mqtt"]
+            .clone()
+            .try_into()
+            .unwrap();
+        let config = boardwatch::mqtt::MqttConfig::check(raw, &|p| p).unwrap();
+        flood(
+            config.options("hall-load-flood"),
+            boards,
+            synthetic,
+            &arrivals,
+        );
+        broker.kill();
         return;
     }
 
@@ -236,8 +248,7 @@ fn main() {
             latencies.last().unwrap()
         );
     }
-    let _ = broker.kill();
-    let _ = broker.wait();
+    broker.kill();
     drop(hall);
     if missing > 0 {
         eprintln!("hall_load: {missing} events did not reach the hall's stream");
@@ -248,13 +259,11 @@ fn main() {
 /// Publish `per_board` events for each of `boards` boards as fast as the broker takes them, then
 /// report what reached the hall's SSE stream and how long it took.
 fn flood(
-    port: u16,
+    options: rumqttc::MqttOptions,
     boards: usize,
     per_board: u64,
     arrivals: &Arc<Mutex<HashMap<(String, u64), f64>>>,
 ) {
-    let mut options = rumqttc::MqttOptions::new("hall-load-flood", "127.0.0.1", port);
-    options.set_keep_alive(Duration::from_secs(10));
     let (client, mut connection) = rumqttc::Client::new(options, 1000);
     std::thread::spawn(move || for _ in connection.iter() {});
     let total = boards as u64 * per_board;

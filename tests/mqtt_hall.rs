@@ -7,75 +7,19 @@
 
 mod browser_common;
 mod daemon_common;
+mod mqtt_common;
 
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use boardwatch::draughts::pdn::{read_games, ReadMode};
 use daemon_common::{pdn_moves, sample_game, temp_dir, Daemon, TOKEN};
+use mqtt_common::{
+    free_port, make_certificates, mosquitto, openssl_available, tls_listener, Broker,
+};
 use serde_json::Value;
-
-/// Debian's broker, if installed (`make deps` installs it).
-fn mosquitto() -> Option<PathBuf> {
-    [
-        "/usr/sbin/mosquitto",
-        "/usr/bin/mosquitto",
-        "/usr/local/sbin/mosquitto",
-    ]
-    .iter()
-    .map(PathBuf::from)
-    .find(|p| p.exists())
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// A mosquitto on `port` of the loopback interface, killed when dropped.
-pub struct Broker {
-    child: Child,
-}
-
-impl Broker {
-    fn start(binary: &Path, dir: &Path, port: u16) -> Broker {
-        let config = dir.join("mosquitto.conf");
-        std::fs::write(&config, format!("listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 0\n")).unwrap();
-        let child = Command::new(binary)
-            .arg("-c")
-            .arg(&config)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "mosquitto did not listen on port {port}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Broker { child }
-    }
-
-    fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Broker {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
 
 const DAEMONS: usize = 3;
 const BOARDS_EACH: usize = 10;
@@ -122,6 +66,42 @@ fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> bool) {
         assert!(Instant::now() < deadline, "timed out waiting until {what}");
         std::thread::sleep(Duration::from_millis(200));
     }
+}
+
+/// Wait until the hall has board `id`'s events and game as the daemon logged them, then check
+/// them: every event once, in order. Returns the events as (seq, line).
+fn hall_has_the_daemons_events(
+    hall: &Daemon,
+    daemon: &Daemon,
+    id: &str,
+    limit: Duration,
+) -> Vec<(u64, String)> {
+    let logged = daemon.get_json(&format!("/boards/{id}/events"));
+    let logged = logged.as_array().unwrap();
+    wait_until(
+        limit,
+        &format!("the hall has board {id}'s {} events and game", logged.len()),
+        || {
+            let board = hall.get_json(&format!("/boards/{id}"));
+            board["last_seq"].as_u64() == Some(logged.len() as u64)
+                && hall.get_text(&format!("/boards/{id}/game.pdn"))
+                    == daemon.get_text(&format!("/boards/{id}/game.pdn"))
+        },
+    );
+    let copied = hall.get_json(&format!("/boards/{id}/events"));
+    let strip = |e: &Value| {
+        (
+            e["seq"].as_u64().unwrap(),
+            e["line"].as_str().unwrap().to_string(),
+        )
+    };
+    let copied: Vec<_> = copied.as_array().unwrap().iter().map(strip).collect();
+    let logged: Vec<_> = logged.iter().map(strip).collect();
+    assert_eq!(
+        copied, logged,
+        "board {id}: the hall's events are the daemon's, once each, in order"
+    );
+    copied
 }
 
 #[test]
@@ -174,31 +154,7 @@ fn three_daemons_and_a_hall_survive_broker_daemon_and_hall_kills_with_every_even
     // every game as the daemons recorded it.
     for (daemon, (_, boards)) in daemons.iter().zip(&configs) {
         for (id, moves) in boards {
-            let logged = daemon.get_json(&format!("/boards/{id}/events"));
-            let logged = logged.as_array().unwrap();
-            wait_until(
-                Duration::from_secs(60),
-                &format!("the hall has board {id}'s {} events and game", logged.len()),
-                || {
-                    let board = hall.get_json(&format!("/boards/{id}"));
-                    board["last_seq"].as_u64() == Some(logged.len() as u64)
-                        && hall.get_text(&format!("/boards/{id}/game.pdn"))
-                            == daemon.get_text(&format!("/boards/{id}/game.pdn"))
-                },
-            );
-            let copied = hall.get_json(&format!("/boards/{id}/events"));
-            let strip = |e: &Value| {
-                (
-                    e["seq"].as_u64().unwrap(),
-                    e["line"].as_str().unwrap().to_string(),
-                )
-            };
-            let copied: Vec<_> = copied.as_array().unwrap().iter().map(strip).collect();
-            let logged: Vec<_> = logged.iter().map(strip).collect();
-            assert_eq!(
-                copied, logged,
-                "board {id}: the hall's events are the daemon's, once each, in order"
-            );
+            hall_has_the_daemons_events(&hall, daemon, id, Duration::from_secs(60));
             assert_eq!(
                 &pdn_moves(&hall.get_text(&format!("/boards/{id}/game.pdn"))),
                 moves,
@@ -219,7 +175,7 @@ fn three_daemons_and_a_hall_survive_broker_daemon_and_hall_kills_with_every_even
                     .and_then(|b| serde_json::from_slice(&b).ok())
                     .unwrap_or(Value::Null);
                 boards.iter().all(|(id, _)| {
-                    acked[id].as_u64()
+                    acked[id]["acked"].as_u64()
                         == daemons[d].get_json(&format!("/boards/{id}"))["last_seq"].as_u64()
                 })
             },
@@ -314,7 +270,11 @@ fn websocket_had_every_event_once(hall: &Daemon, seen: &Mutex<Vec<Value>>, new_g
     let mut boards: Vec<&str> = seen.iter().map(|e| e["board"].as_str().unwrap()).collect();
     boards.sort();
     boards.dedup();
-    eprintln!("over the WebSocket: {} events of {} boards", seen.len(), boards.len());
+    eprintln!(
+        "over the WebSocket: {} events of {} boards",
+        seen.len(),
+        boards.len()
+    );
     for board in boards {
         let sent: Vec<&Value> = seen.iter().filter(|e| e["board"] == board).collect();
         let first = sent[0]["seq"].as_u64().unwrap();
@@ -379,6 +339,29 @@ fn overview_page_shows_every_board(hall: &Daemon, daemon: &Daemon) {
         moves.as_str().unwrap().contains(&last_move),
         "{moves} lacks {last_move}"
     );
+    // Its clocks: the time each side used, from the moves' times (a move each second in the
+    // sample: Black's first counts from the first board seen at 0 s).
+    let used = &state["game"]["time_used"];
+    let moves_made = state["game"]["moves"].as_array().unwrap().len();
+    assert_eq!(
+        (used["black"].as_f64(), used["white"].as_f64()),
+        (
+            Some(moves_made.div_ceil(2) as f64),
+            Some((moves_made / 2) as f64)
+        ),
+        "{used}"
+    );
+    let clock =
+        browser.eval("document.querySelector('.board[data-board=\"d0b1\"] .clock').textContent");
+    let mss = |s: usize| format!("{}:{:02}", s / 60, s % 60);
+    assert_eq!(
+        clock,
+        format!(
+            "Black {} · White {}",
+            mss(moves_made.div_ceil(2)),
+            mss(moves_made / 2)
+        )
+    );
     operator_actions_from_the_page(&mut browser, daemon);
     let png = browser_common::screenshot(&mut browser);
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("hall-overview.png");
@@ -440,4 +423,206 @@ fn operator_actions_from_the_page(browser: &mut browser_common::Browser, daemon:
         &format!("document.querySelector('.board[data-board=\"{board}\"] .moves').textContent"),
         |v| v == "no move yet",
     );
+}
+
+/// A broker that speaks only TLS, with a certificate from a throwaway authority, on two ports:
+/// one for any client that trusts the authority (the hall), one that also asks for a client
+/// certificate (the daemon). The daemon publishes over TLS and the hall receives every event.
+/// A missing or malformed CA file stops the daemon and the hall with an error naming the key
+/// and the file.
+#[test]
+fn a_daemon_and_a_hall_talk_to_the_broker_over_tls() {
+    let Some(binary) = mosquitto() else {
+        eprintln!("SKIPPED: mosquitto is not installed (`make deps` or `apt-get install mosquitto` installs it)");
+        return;
+    };
+    if !openssl_available() {
+        eprintln!("SKIPPED: the openssl command is not installed (it makes the test certificates)");
+        return;
+    }
+    let dir = temp_dir("mqtt-tls");
+    make_certificates(&dir);
+    let (hall_port, daemon_port) = (free_port(), free_port());
+    let tls = |port, client_certificates| tls_listener(&dir, port, client_certificates);
+    let _broker = Broker::start_with(
+        &binary,
+        &dir,
+        hall_port,
+        &format!(
+            "per_listener_settings false\nallow_anonymous true\npersistence false\n{}{}",
+            tls(hall_port, false),
+            tls(daemon_port, true)
+        ),
+    );
+    let hall_config = dir.join("hall.toml");
+    std::fs::write(
+        &hall_config,
+        format!("state_dir = \"hall-state\"\n[mqtt]\nurl = \"mqtts://127.0.0.1:{hall_port}\"\nhall = \"tls-hall\"\nca_file = \"ca.pem\"\n"),
+    )
+    .unwrap();
+    let hall = start_hall(&hall_config);
+    let (lines, moves) = sample_game(3);
+    std::fs::write(dir.join("game.jsonl"), lines.join("\n") + "\n").unwrap();
+    let daemon_config = dir.join("boardwatch.toml");
+    let daemon_text = format!(
+        "state_dir = \"state\"\n[mqtt]\nurl = \"mqtts://127.0.0.1:{daemon_port}\"\nhall = \"tls-hall\"\n\
+         ca_file = \"ca.pem\"\nclient_cert_file = \"client.pem\"\nclient_key_file = \"client.key\"\n\
+         [[boards]]\nid = \"t1\"\nvariant = \"english\"\nsource = {{ kind = \"observations\", path = \"game.jsonl\", pace_ms = 20 }}\n"
+    );
+    std::fs::write(&daemon_config, &daemon_text).unwrap();
+    let daemon = Daemon::start(&daemon_config);
+    daemon.wait_for_board("t1", "the whole game", |b| {
+        b["game"]["moves"]
+            .as_array()
+            .is_some_and(|m| m.len() == moves.len())
+    });
+    hall_has_the_daemons_events(&hall, &daemon, "t1", Duration::from_secs(20));
+    assert_eq!(pdn_moves(&hall.get_text("/boards/t1/game.pdn")), moves);
+    assert!(
+        hall.log.lock().unwrap().contains("MQTT: connected"),
+        "{}",
+        hall.log.lock().unwrap()
+    );
+    drop(daemon);
+
+    // The daemon's port does ask for a client certificate: a daemon without one is turned away.
+    let uncertified = dir.join("uncertified");
+    std::fs::create_dir_all(&uncertified).unwrap();
+    std::fs::copy(dir.join("game.jsonl"), uncertified.join("game.jsonl")).unwrap();
+    let uncertified_config = uncertified.join("boardwatch.toml");
+    std::fs::write(
+        &uncertified_config,
+        format!(
+            "state_dir = \"state\"\n[mqtt]\nurl = \"mqtts://127.0.0.1:{daemon_port}\"\nhall = \"tls-hall\"\nca_file = \"{}\"\n\
+             [[boards]]\nid = \"t2\"\nvariant = \"english\"\nsource = {{ kind = \"observations\", path = \"game.jsonl\", pace_ms = 20 }}\n",
+            dir.join("ca.pem").display()
+        ),
+    )
+    .unwrap();
+    let turned_away = Daemon::start(&uncertified_config);
+    wait_until(
+        Duration::from_secs(10),
+        "the daemon without a client certificate is turned away",
+        || turned_away.log.lock().unwrap().contains("connecting again"),
+    );
+    assert!(
+        !turned_away.log.lock().unwrap().contains("MQTT: connected"),
+        "{}",
+        turned_away.log.lock().unwrap()
+    );
+    let boards = hall.get_json("/boards");
+    assert!(
+        boards.as_array().unwrap().iter().all(|b| b["id"] != "t2"),
+        "{boards}"
+    );
+    drop(turned_away);
+
+    // A CA file that is not there, or not a certificate: refused at the start, naming both.
+    let refused = |args: &[&str], config: &Path| {
+        let output = Command::new(env!("CARGO_BIN_EXE_boardwatch"))
+            .args(args)
+            .arg(config)
+            .output()
+            .unwrap();
+        assert!(!output.status.success());
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    std::fs::write(
+        &daemon_config,
+        daemon_text.replace("\"ca.pem\"", "\"gone.pem\""),
+    )
+    .unwrap();
+    let err = refused(&["run", "--config"], &daemon_config);
+    eprintln!("a missing CA file:\n{err}");
+    let gone = dir.join("gone.pem").display().to_string();
+    assert!(
+        err.contains("mqtt.ca_file") && err.contains(&gone) && err.contains("No such file"),
+        "{err}"
+    );
+    // A client key that is not the certificate's.
+    std::fs::write(
+        &daemon_config,
+        daemon_text.replace("\"client.key\"", "\"server.key\""),
+    )
+    .unwrap();
+    let err = refused(&["run", "--config"], &daemon_config);
+    eprintln!("a key that is not the client certificate's:\n{err}");
+    assert!(
+        err.contains("mqtt.client_key_file") && err.contains("does not go with"),
+        "{err}"
+    );
+    std::fs::write(
+        dir.join("bad.pem"),
+        "-----BEGIN CERTIFICATE-----\nnot base64!\n-----END CERTIFICATE-----\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &hall_config,
+        std::fs::read_to_string(&hall_config)
+            .unwrap()
+            .replace("\"ca.pem\"", "\"bad.pem\""),
+    )
+    .unwrap();
+    let err = refused(&["hall", "--config"], &hall_config);
+    eprintln!("a malformed CA file:\n{err}");
+    let bad = dir.join("bad.pem").display().to_string();
+    assert!(
+        err.contains("hall.toml: mqtt.ca_file") && err.contains(&bad),
+        "{err}"
+    );
+}
+
+/// A daemon whose state folder is wiped numbers its events from 1 again; its log has a new
+/// epoch, so the hall takes them as new events (a copy that deduped by board and sequence
+/// number alone would drop them as copies of the old ones), keeps the old copy aside and ends
+/// equal to the daemon's new log. Here the board even plays another game the second time.
+#[test]
+fn a_daemon_with_a_wiped_state_folder_is_not_deduped_away() {
+    let Some(binary) = mosquitto() else {
+        eprintln!("SKIPPED: mosquitto is not installed (`make deps` or `apt-get install mosquitto` installs it)");
+        return;
+    };
+    let dir = temp_dir("mqtt-wiped");
+    let port = free_port();
+    let _broker = Broker::start(&binary, &dir, port);
+    let hall_config = dir.join("hall.toml");
+    std::fs::write(
+        &hall_config,
+        format!("state_dir = \"hall-state\"\n[mqtt]\nurl = \"mqtt://127.0.0.1:{port}\"\nhall = \"wiped\"\n"),
+    )
+    .unwrap();
+    let hall = start_hall(&hall_config);
+    let play = |game: usize| {
+        let (lines, moves) = sample_game(game);
+        std::fs::write(dir.join("game.jsonl"), lines.join("\n") + "\n").unwrap();
+        let config = dir.join("boardwatch.toml");
+        std::fs::write(
+            &config,
+            format!("state_dir = \"state\"\n[mqtt]\nurl = \"mqtt://127.0.0.1:{port}\"\nhall = \"wiped\"\n\
+                     [[boards]]\nid = \"t1\"\nvariant = \"english\"\nsource = {{ kind = \"observations\", path = \"game.jsonl\", pace_ms = 10 }}\n"),
+        )
+        .unwrap();
+        let daemon = Daemon::start(&config);
+        let state = daemon.wait_for_board("t1", "the whole game", |b| {
+            b["game"]["moves"]
+                .as_array()
+                .is_some_and(|m| m.len() == moves.len())
+        });
+        let events = hall_has_the_daemons_events(&hall, &daemon, "t1", Duration::from_secs(20));
+        assert_eq!(pdn_moves(&hall.get_text("/boards/t1/game.pdn")), moves);
+        (daemon, state["epoch"].as_u64().unwrap(), events)
+    };
+    let (mut first, old_epoch, old_events) = play(0);
+    first.kill();
+    std::fs::remove_dir_all(dir.join("state")).unwrap();
+    let (_second, new_epoch, new_events) = play(1);
+    assert!(new_epoch > old_epoch, "{new_epoch} after {old_epoch}");
+    assert_eq!(new_events[0].0, 1, "the new log counts from 1 again");
+    assert_ne!(new_events, old_events, "another game: other events");
+    let board = hall.get_json("/boards/t1");
+    assert_eq!(board["epoch"].as_u64(), Some(new_epoch));
+    // The old copy is kept beside the new one.
+    let kept = std::fs::read_to_string(dir.join(format!("hall-state/t1/events-{old_epoch}.jsonl")))
+        .unwrap();
+    assert_eq!(kept.lines().count(), old_events.len());
 }

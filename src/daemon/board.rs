@@ -113,6 +113,10 @@ pub struct GameView {
     pub inferred: Vec<usize>,
     /// Games recorded on this board so far (the current one included).
     pub games: usize,
+    /// Seconds each side used in the current game, from the moves' times (the source's clock):
+    /// there is no game clock to read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_used: Option<crate::tracker::record::TimeUsed>,
 }
 
 /// The board as the camera sees it: a position in board coordinates (as the tracker's input).
@@ -139,6 +143,7 @@ fn view_of(tracker: &Tracker) -> GameView {
             .unwrap_or_default(),
         // `games_count()` leaves out a current game with nothing in it yet; it counts here.
         games: tracker.games_count() + usize::from(tracker.record().is_some_and(|r| r.is_empty())),
+        time_used: tracker.time_used(),
     }
 }
 
@@ -273,6 +278,10 @@ pub struct Board {
     opened: Instant,
     /// Published events kept in memory (see `Shown::published`).
     keep_events: usize,
+    /// Which log the sequence numbers count in: when its first record was written, in
+    /// milliseconds since 1970 (0 without a log). A wiped state folder begins a new log, with
+    /// events from 1 again and a later epoch, which tells a hall the events are new.
+    epoch: u64,
     _lock: Option<File>,
 }
 
@@ -325,6 +334,7 @@ impl Board {
             step_started: AtomicU64::new(0),
             opened: Instant::now(),
             keep_events,
+            epoch: recorder.as_ref().and_then(Recorder::started_at).map_or(0, |at| (at * 1000.0).round() as u64),
             recorder: Mutex::new(recorder),
             _lock: folder_lock,
             config,
@@ -339,6 +349,11 @@ impl Board {
 
     pub fn id(&self) -> &str {
         &self.config.id
+    }
+
+    /// Which log the sequence numbers count in (see the field).
+    pub fn epoch(&self) -> u64 {
+        self.epoch
     }
 
     /// The board's folder in the state directory.

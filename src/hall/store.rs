@@ -6,6 +6,12 @@
 //! is dropped; one after a gap waits in memory while the missing ones are asked for again
 //! (`resend`); the board's retained state says how far its log goes, so a gap at the end is
 //! noticed too.
+//!
+//! Sequence numbers count within one log of the daemon's, named by its epoch (when the log
+//! began): a daemon whose state folder was wiped numbers its events from 1 again under a later
+//! epoch. The copy follows the latest epoch: the events of a later one begin a new copy (the old
+//! one is kept as `events-{epoch}.jsonl`), those of an earlier one (a stale retained message)
+//! are dropped.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -46,6 +52,11 @@ struct HallBoard {
     last_resend: Option<Instant>,
     /// Copies dropped because they were stored already.
     duplicates: u64,
+    /// The epoch of the daemon's log the copy follows (`None` before the first event, or for a
+    /// daemon that sends none).
+    epoch: Option<u64>,
+    /// Messages dropped because they came from an earlier log than the copy's.
+    stale: u64,
 }
 
 /// One message from the broker: a board's `events`, `state` or `pdn`.
@@ -77,6 +88,10 @@ fn seq_of(event: &Value) -> Option<u64> {
     event.get("seq").and_then(Value::as_u64)
 }
 
+fn epoch_of(message: &Value) -> Option<u64> {
+    message.get("epoch").and_then(Value::as_u64)
+}
+
 impl HallBoard {
     fn open(dir: PathBuf) -> anyhow::Result<HallBoard> {
         std::fs::create_dir_all(&dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
@@ -92,6 +107,7 @@ impl HallBoard {
             .and_then(|b| serde_json::from_slice(&b).ok())
             .unwrap_or(Value::Null);
         let pdn = std::fs::read_to_string(dir.join("game.pdn")).unwrap_or_default();
+        let epoch = events.last().and_then(epoch_of);
         Ok(HallBoard {
             dir,
             log,
@@ -103,7 +119,58 @@ impl HallBoard {
             files_behind: false,
             last_resend: None,
             duplicates: 0,
+            epoch,
+            stale: 0,
         })
+    }
+
+    /// Whether a message of the daemon's log `epoch` belongs to the copy, beginning a new copy
+    /// for a later log. A daemon that names no epoch is taken as it comes.
+    fn same_log(&mut self, epoch: Option<u64>) -> anyhow::Result<bool> {
+        match (self.epoch, epoch) {
+            (_, None) => Ok(true),
+            (Some(current), Some(epoch)) if epoch < current => {
+                self.stale += 1;
+                if self.stale == 1 {
+                    tracing::warn!(
+                        "{}: dropping messages of an older log of the daemon's (epoch {epoch}, the copy follows {current}); a daemon whose state folder was wiped goes unseen if its clock is behind",
+                        self.dir.display()
+                    );
+                }
+                Ok(false)
+            }
+            (Some(current), Some(epoch)) if epoch > current => {
+                self.begin_log(current, epoch)?;
+                Ok(true)
+            }
+            (_, Some(epoch)) => {
+                self.epoch = Some(epoch);
+                Ok(true)
+            }
+        }
+    }
+
+    /// The daemon began a new log: keep the copy of the old one as `events-{old}.jsonl` and
+    /// follow the new one from its first event.
+    fn begin_log(&mut self, old: u64, new: u64) -> anyhow::Result<()> {
+        let path = self.log.path().to_path_buf();
+        self.log.sync()?;
+        let kept = self.dir.join(format!("events-{old}.jsonl"));
+        std::fs::rename(&path, &kept)
+            .map_err(|e| anyhow::anyhow!("{} to {}: {e}", path.display(), kept.display()))?;
+        std::fs::File::open(&self.dir).and_then(|d| d.sync_all())?;
+        tracing::info!(
+            "{}: the daemon began a new log (epoch {new}); the copy of the last one is {}",
+            self.dir.display(),
+            kept.display()
+        );
+        self.log = EventLog::open::<Value>(&path)?.0;
+        self.epoch = Some(new);
+        self.last_seq = 0;
+        self.recent.clear();
+        self.waiting.clear();
+        self.last_resend = None;
+        Ok(())
     }
 
     fn store(
@@ -140,6 +207,9 @@ impl HallBoard {
     fn event(&mut self, payload: &[u8], stored: &mut Vec<Arc<str>>) -> anyhow::Result<Option<u64>> {
         let event: Value = serde_json::from_slice(payload)?;
         let seq = seq_of(&event).ok_or_else(|| anyhow::anyhow!("an event without seq"))?;
+        if !self.same_log(epoch_of(&event))? {
+            return Ok(None);
+        }
         if seq <= self.last_seq || self.waiting.contains_key(&seq) {
             self.duplicates += 1;
             return Ok(None);
@@ -165,6 +235,9 @@ impl HallBoard {
     /// The daemon's retained state: if its log goes further than the copy, ask.
     fn state(&mut self, payload: &[u8]) -> anyhow::Result<Option<u64>> {
         let state: Value = serde_json::from_slice(payload)?;
+        if !self.same_log(epoch_of(&state))? {
+            return Ok(None);
+        }
         let daemon_last = state.get("last_seq").and_then(Value::as_u64).unwrap_or(0);
         self.state = state;
         self.files_behind = true;
@@ -331,6 +404,8 @@ impl Store {
                     "last_seq": b.last_seq,
                     "waiting": b.waiting.len(),
                     "duplicates_dropped": b.duplicates,
+                    "epoch": b.epoch,
+                    "stale_dropped": b.stale,
                     "state": b.state,
                     "recent_events": b.recent,
                 })
@@ -452,5 +527,74 @@ mod tests {
             .filter_map(seq_of)
             .collect();
         assert_eq!(seqs, [2, 3, 4]);
+    }
+
+    fn event_of_log(seq: u64, epoch: u64, line: &str) -> Vec<Message> {
+        message(
+            "events",
+            serde_json::json!({"board": "t", "seq": seq, "line": line, "epoch": epoch})
+                .to_string()
+                .into_bytes(),
+        )
+    }
+
+    /// A daemon whose state folder was wiped numbers its events from 1 again under a later
+    /// epoch: they are new events, not copies; an earlier epoch's messages are stale.
+    #[test]
+    fn a_new_log_of_the_daemon_begins_a_new_copy() {
+        let dir = std::env::temp_dir().join(format!("bw-hall-epoch-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let store = Store::open(&dir).unwrap();
+        for seq in 1..=3 {
+            assert_eq!(
+                store.receive(&event_of_log(seq, 100, "old")).stored.len(),
+                1
+            );
+        }
+        let new = store.receive(&event_of_log(1, 200, "new"));
+        assert_eq!(new.stored.len(), 1, "seq 1 of a later log is a new event");
+        assert!(
+            store
+                .receive(&event_of_log(2, 100, "old"))
+                .stored
+                .is_empty(),
+            "an earlier log's event is stale"
+        );
+        let stale_state = store.receive(&message(
+            "state",
+            br#"{"last_seq": 3, "epoch": 100}"#.to_vec(),
+        ));
+        assert!(stale_state.resend.is_empty(), "{stale_state:?}");
+        let gap = store.receive(&message(
+            "state",
+            br#"{"last_seq": 2, "epoch": 200}"#.to_vec(),
+        ));
+        assert_eq!(gap.resend, vec![("t".to_string(), 1)]);
+        let overview = &store.overview()[0];
+        assert_eq!(
+            (
+                &overview["epoch"],
+                &overview["stale_dropped"],
+                &overview["last_seq"]
+            ),
+            (
+                &serde_json::json!(200),
+                &serde_json::json!(2),
+                &serde_json::json!(1)
+            )
+        );
+        drop(store);
+
+        let kept = EventLog::read::<Value>(&dir.join("t/events-100.jsonl")).unwrap();
+        assert_eq!(kept.len(), 3, "the old log's copy is kept");
+        let store = Store::open(&dir).unwrap();
+        assert_eq!(store.last_seqs()["t"], 1, "read back after a restart");
+        assert!(store
+            .receive(&event_of_log(1, 200, "new"))
+            .stored
+            .is_empty());
+        assert_eq!(store.receive(&event_of_log(2, 200, "new")).stored.len(), 1);
+        let lines: Vec<Value> = store.events_after("t", 0).unwrap().unwrap();
+        assert!(lines.iter().all(|e| e["line"] == "new"), "{lines:?}");
     }
 }

@@ -5,7 +5,7 @@
 //!
 //! | topic | from | QoS, retained | payload |
 //! |---|---|---|---|
-//! | `events` | daemon | 1 | one event as the daemon's API shows it: `board`, `seq`, `line`, ... |
+//! | `events` | daemon | 1 | one event as the daemon's API shows it: `board`, `seq`, `line`, ..., and `epoch` |
 //! | `state` | daemon | 1, retained | the board as `GET /boards/{id}` shows it (`last_seq`, `game`, `source`) |
 //! | `pdn` | daemon | 1, retained | the current game as PDN (`game.pdn`) |
 //! | `resend` | hall | 1 | `{"after": N}`: publish the board's events after N again |
@@ -16,6 +16,10 @@
 //! or a restart publishes again from there; the hall keeps events in sequence order, drops the
 //! ones it has and asks for missing ones (`resend`), so every event arrives exactly once in
 //! effect, even when a broker without persistence loses what it had acknowledged.
+//!
+//! Sequence numbers count within one log of the board's; `epoch` (in events and states) names the
+//! log by when it began, so that a daemon whose state folder was wiped, numbering from 1 again,
+//! is seen by the hall as a new log and not as copies of events it has.
 //!
 //! - [`publisher`]: the daemon's side; [`config`]: the `[mqtt]` section both sides read.
 

@@ -19,6 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rumqttc::{AsyncClient, Event, Incoming, Outgoing, QoS};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
@@ -97,7 +98,43 @@ impl InFlight {
     }
 }
 
-fn read_acked(path: &Path) -> HashMap<String, u64> {
+/// A board's entry in `mqtt-acked.json`: the broker acknowledged its events up to `acked` of
+/// the log of `epoch` (events of another log, begun again after a wiped state folder, were not).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
+#[serde(untagged)]
+enum SavedAck {
+    Log {
+        epoch: u64,
+        acked: u64,
+    },
+    /// Written before logs had epochs: taken for the current log.
+    Unnamed(u64),
+}
+
+impl SavedAck {
+    /// How far the broker has a board's current log (of `epoch`, with events up to `last_seq`).
+    fn acked_of(self, epoch: u64, last_seq: u64) -> u64 {
+        match self {
+            SavedAck::Log {
+                epoch: saved,
+                acked,
+            } if saved == epoch => acked,
+            SavedAck::Log { .. } => 0,
+            SavedAck::Unnamed(acked) => acked.min(last_seq),
+        }
+    }
+}
+
+/// An event as the daemon publishes it: as its API shows it, with the epoch of its log (the
+/// hall's copy keeps events of one log; a later epoch begins a new copy).
+#[derive(Serialize)]
+struct PublishedEvent<'a> {
+    #[serde(flatten)]
+    event: &'a BoardEvent,
+    epoch: u64,
+}
+
+fn read_acked(path: &Path) -> HashMap<String, SavedAck> {
     match std::fs::read(path) {
         Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
             tracing::warn!("{}: {e}; publishing every event again", path.display());
@@ -126,7 +163,9 @@ pub async fn run(
     let mut links: Vec<Link> = boards
         .into_iter()
         .map(|board| {
-            let acked = saved.get(board.id()).copied().unwrap_or(0);
+            let acked = saved
+                .get(board.id())
+                .map_or(0, |s| s.acked_of(board.epoch(), board.last_seq()));
             Link {
                 board,
                 acked,
@@ -181,10 +220,16 @@ enum Outcome {
     Lost { was_connected: bool },
 }
 
-fn save_acked(links: &[Link], path: &Path, saved: &mut HashMap<String, u64>) {
-    let now: HashMap<String, u64> = links
+fn save_acked(links: &[Link], path: &Path, saved: &mut HashMap<String, SavedAck>) {
+    let now: HashMap<String, SavedAck> = links
         .iter()
-        .map(|l| (l.board.id().to_string(), l.acked))
+        .map(|l| {
+            let saved = SavedAck::Log {
+                epoch: l.board.epoch(),
+                acked: l.acked,
+            };
+            (l.board.id().to_string(), saved)
+        })
         .collect();
     if now != *saved {
         match serde_json::to_vec(&now)
@@ -204,7 +249,7 @@ async fn connection(
     links: &mut [Link],
     hub: &Hub,
     acked_path: &Path,
-    saved_acked: &mut HashMap<String, u64>,
+    saved_acked: &mut HashMap<String, SavedAck>,
     requests: &Requests,
     shutdown: &mut watch::Receiver<bool>,
 ) -> Outcome {
@@ -329,7 +374,11 @@ fn send_events(client: &AsyncClient, hall: &str, links: &mut [Link], in_flight: 
             let Some(event) = link.backlog.front() else {
                 break;
             };
-            let Ok(payload) = serde_json::to_vec(event.as_ref()) else {
+            let published = PublishedEvent {
+                event: event.as_ref(),
+                epoch: link.board.epoch(),
+            };
+            let Ok(payload) = serde_json::to_vec(&published) else {
                 link.backlog.pop_front();
                 continue;
             };
@@ -466,5 +515,25 @@ async fn handle_request(
             }
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the broker acknowledged counts for the log it was saved for: a board folder begun
+    /// again (same name, later epoch) is published from its first event.
+    #[test]
+    fn acknowledged_events_count_for_their_own_log() {
+        let saved: HashMap<String, SavedAck> =
+            serde_json::from_str(r#"{"a": {"epoch": 100, "acked": 40}, "b": 7}"#).unwrap();
+        assert_eq!(saved["a"].acked_of(100, 50), 40);
+        assert_eq!(saved["a"].acked_of(200, 3), 0, "a new log");
+        assert_eq!(saved["b"], SavedAck::Unnamed(7), "the file before epochs");
+        assert_eq!(saved["b"].acked_of(100, 50), 7);
+        assert_eq!(saved["b"].acked_of(100, 2), 2);
+        let written = serde_json::to_value(SavedAck::Log { epoch: 1, acked: 2 }).unwrap();
+        assert_eq!(written, serde_json::json!({"epoch": 1, "acked": 2}));
     }
 }

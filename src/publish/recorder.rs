@@ -39,6 +39,9 @@ pub struct Recorder {
     stale: bool,
     /// The last PDN write failed: the files on disk are behind the log.
     pdn_behind: Option<String>,
+    /// When the log's first record was written (seconds since 1970): names this log among the
+    /// board's logs, since a log begun again (a wiped state folder) numbers its events from 1.
+    started_at: Option<f64>,
 }
 
 /// Finished games a recorder's tracker keeps in memory: they are in `games.pdn` (appended when
@@ -73,6 +76,7 @@ impl Recorder {
             cursor: None,
             stale: false,
             pdn_behind: None,
+            started_at: records.first().map(|r| r.at),
         };
         let where_ = recorder.log.as_ref().map(|l| l.path().display().to_string()).unwrap_or_default();
         let mut published = Vec::new();
@@ -129,6 +133,7 @@ impl Recorder {
                 }
                 return Err(StepError::Log(e.to_string()));
             }
+            self.started_at.get_or_insert(record.at);
         }
         self.note(&record.input, cursor);
         if !record.events.is_empty() || self.pdn_behind.is_some() {
@@ -229,6 +234,11 @@ impl Recorder {
 
     pub fn tracker(&self) -> &Tracker {
         &self.tracker
+    }
+
+    /// When the log's first record was written (seconds since 1970), once it has one.
+    pub fn started_at(&self) -> Option<f64> {
+        self.started_at
     }
 
     pub fn pdn(&self) -> &PdnFiles {

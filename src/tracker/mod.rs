@@ -288,6 +288,8 @@ struct Game {
     history: Vec<Snapshot>,
     record: TrackedGame,
     over: bool,
+    /// The time of the game's first observation (the start of its first move's time).
+    started_t: Option<f64>,
     // Arc, not Rc: the daemon moves trackers between threads.
     candidates: Option<Arc<Vec<Candidate>>>,
 }
@@ -362,6 +364,11 @@ impl Tracker {
     /// The current game's record.
     pub fn record(&self) -> Option<&TrackedGame> {
         self.game.as_ref().map(|g| &g.record)
+    }
+
+    /// The time each side used in the current game, from the moves' times.
+    pub fn time_used(&self) -> Option<record::TimeUsed> {
+        self.game.as_ref().and_then(|g| g.record.time_used(g.started_t))
     }
 
     /// Whether the tracker is holding after an error.
@@ -554,6 +561,7 @@ impl Tracker {
             record: TrackedGame::new(self.config.variant, setup_fen, pos.to_move),
             over: false,
             candidates: None,
+            started_t: self.last_observation.as_ref().and_then(|o| o.t),
         });
         self.last_evidence = None;
         self.forget_suspicions();
@@ -715,6 +723,9 @@ impl Tracker {
     /// Judge one observed board state.
     pub fn observe(&mut self, obs: &Observation) -> Vec<Event> {
         self.last_observation = Some(obs.clone());
+        if let Some(game) = self.game.as_mut() {
+            game.started_t = game.started_t.or(obs.t);
+        }
         self.readings += 1;
         let now = obs.t.unwrap_or(self.readings as f64);
         let evidence = Evidence::new(obs, &self.rules, self.config.kings, self.config.hard_error);

@@ -94,6 +94,35 @@ impl TrackedGame {
     pub fn is_empty(&self) -> bool {
         self.items.is_empty() && self.setup_fen.is_none() && self.result.is_none()
     }
+
+    /// The time each side used, from the moves' times: a move took the time since the move
+    /// before it (the first one: since `started`, the game's first observation). A move without
+    /// a time leaves it and the next one uncounted. `None` when no move and no start is timed.
+    pub fn time_used(&self, started: Option<f64>) -> Option<TimeUsed> {
+        let mut used = TimeUsed { black: 0.0, white: 0.0 };
+        let mut timed = started.is_some();
+        let mut before = started;
+        for m in self.moves() {
+            if let (Some(from), Some(to)) = (before, m.t) {
+                let spent = (to - from).max(0.0);
+                match m.side {
+                    Color::Black => used.black += spent,
+                    Color::White => used.white += spent,
+                }
+            }
+            timed |= m.t.is_some();
+            before = m.t;
+        }
+        timed.then_some(used)
+    }
+}
+
+/// Seconds each side used in a game (see [`TrackedGame::time_used`]): the source's clock (a
+/// camera's or a video's), as the board shows it; there is no game clock to read.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct TimeUsed {
+    pub black: f64,
+    pub white: f64,
 }
 
 /// The PDN text of the games, through the project's PDN writer: the seven standard tags,
@@ -184,6 +213,28 @@ mod tests {
              1. 11-15 23-19 2. 8-11 /FEN \"W:W19,23:B11,15\"/ 2... 19-16 1-0\n\n"
         );
         assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn each_side_used_the_time_since_the_move_before() {
+        let timed = |side, text, t: Option<f64>| match mv(side, text) {
+            RecordItem::Move(m) => RecordItem::Move(TrackedMove { t, ..m }),
+            setup => setup,
+        };
+        let mut game = TrackedGame::new(Variant::English, None, Color::Black);
+        assert_eq!(game.time_used(None), None, "nothing timed");
+        assert_eq!(game.time_used(Some(5.0)), Some(TimeUsed { black: 0.0, white: 0.0 }));
+        game.items = vec![
+            timed(Color::Black, "11-15", Some(12.0)),
+            timed(Color::White, "23-19", Some(20.5)),
+            timed(Color::Black, "8-11", Some(21.0)),
+            timed(Color::White, "22-17", None),
+            timed(Color::Black, "4-8", Some(40.0)),
+            timed(Color::White, "17-13", Some(43.0)),
+        ];
+        // Black: 12-2 and 21-20.5 (4-8 follows an untimed move: not counted); White: 20.5-12, 43-40.
+        assert_eq!(game.time_used(Some(2.0)), Some(TimeUsed { black: 10.5, white: 11.5 }));
+        assert_eq!(game.time_used(None), Some(TimeUsed { black: 0.5, white: 11.5 }), "no start: the first move is not counted");
     }
 
     #[test]

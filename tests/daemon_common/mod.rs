@@ -51,8 +51,14 @@ pub fn sample_game(index: usize) -> (Vec<String>, Vec<String>) {
     for (i, ply) in game.plies.iter().enumerate() {
         let mut lifted = ply.before;
         lifted.set(ply.mv.from, None);
-        lines.push(line(&Observation::of_position(&lifted, 0, &rules), i as f64 + 0.5));
-        lines.push(line(&Observation::of_position(&ply.after, 0, &rules), i as f64 + 1.0));
+        lines.push(line(
+            &Observation::of_position(&lifted, 0, &rules),
+            i as f64 + 0.5,
+        ));
+        lines.push(line(
+            &Observation::of_position(&ply.after, 0, &rules),
+            i as f64 + 1.0,
+        ));
         moves.push(ply.text.clone());
     }
     (lines, moves)
@@ -61,7 +67,8 @@ pub fn sample_game(index: usize) -> (Vec<String>, Vec<String>) {
 /// The bundled ray-traced recording of a real game (`samples/recordings`, with its truth file);
 /// `None`, with a note, where it is missing.
 pub fn sample_video() -> Option<PathBuf> {
-    let video = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/recordings/acf7_four_colour.mp4");
+    let video =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/recordings/acf7_four_colour.mp4");
     if video.is_file() {
         Some(video)
     } else {
@@ -127,10 +134,17 @@ impl Daemon {
                 let _ = child.kill();
                 let _ = child.wait();
                 std::thread::sleep(Duration::from_millis(100));
-                panic!("the daemon did not start listening: {}", log.lock().unwrap());
+                panic!(
+                    "the daemon did not start listening: {}",
+                    log.lock().unwrap()
+                );
             }
         };
-        Daemon { child, base: format!("http://{address}"), log }
+        Daemon {
+            child,
+            base: format!("http://{address}"),
+            log,
+        }
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -139,19 +153,29 @@ impl Daemon {
 
     pub fn get_json(&self, path: &str) -> Value {
         let response = client().get(self.url(path)).send().unwrap();
-        assert!(response.status().is_success(), "GET {path}: {}", response.status());
+        assert!(
+            response.status().is_success(),
+            "GET {path}: {}",
+            response.status()
+        );
         response.json().unwrap()
     }
 
     pub fn get_text(&self, path: &str) -> String {
         let response = client().get(self.url(path)).send().unwrap();
-        assert!(response.status().is_success(), "GET {path}: {}", response.status());
+        assert!(
+            response.status().is_success(),
+            "GET {path}: {}",
+            response.status()
+        );
         response.text().unwrap()
     }
 
     /// POST an operator action; the status and the JSON answer.
     pub fn act(&self, board: &str, token: Option<&str>, body: &str) -> (u16, Value) {
-        let mut request = client().post(self.url(&format!("/boards/{board}/actions"))).body(body.to_string());
+        let mut request = client()
+            .post(self.url(&format!("/boards/{board}/actions")))
+            .body(body.to_string());
         if let Some(token) = token {
             request = request.header("Authorization", format!("Bearer {token}"));
         }
@@ -168,7 +192,10 @@ impl Daemon {
             if check(&state) {
                 return state;
             }
-            assert!(Instant::now() < deadline, "board {id}: {what} never happened; last state {state:#}");
+            assert!(
+                Instant::now() < deadline,
+                "board {id}: {what} never happened; last state {state:#}"
+            );
             std::thread::sleep(Duration::from_millis(30));
         }
     }
@@ -189,7 +216,11 @@ impl Daemon {
             if let Some(status) = self.child.try_wait().unwrap() {
                 return status;
             }
-            assert!(Instant::now() < deadline, "the daemon did not stop on SIGTERM: {}", self.log.lock().unwrap());
+            assert!(
+                Instant::now() < deadline,
+                "the daemon did not stop on SIGTERM: {}",
+                self.log.lock().unwrap()
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
     }
@@ -202,7 +233,10 @@ impl Drop for Daemon {
 }
 
 pub fn client() -> reqwest::blocking::Client {
-    reqwest::blocking::Client::builder().timeout(Duration::from_secs(10)).build().unwrap()
+    reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap()
 }
 
 /// An SSE client on its own thread: each `data:` message parsed as JSON, with its `id:`.
@@ -220,14 +254,22 @@ impl SseClient {
             .header("Accept", "text/event-stream")
             .send()
             .unwrap_or_else(|e| panic!("GET {url}: {e}"));
-        assert!(response.status().is_success(), "GET {url}: {}", response.status());
+        assert!(
+            response.status().is_success(),
+            "GET {url}: {}",
+            response.status()
+        );
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || read_sse(response, tx));
         SseClient { received: rx }
     }
 
     /// Messages until `done` says so (the one that did included) or `limit` passes.
-    pub fn collect_until(&self, limit: Duration, done: impl Fn(&Value) -> bool) -> Vec<(Option<String>, Value)> {
+    pub fn collect_until(
+        &self,
+        limit: Duration,
+        done: impl Fn(&Value) -> bool,
+    ) -> Vec<(Option<String>, Value)> {
         let deadline = Instant::now() + limit;
         let mut seen = Vec::new();
         while let Some(left) = deadline.checked_duration_since(Instant::now()) {
@@ -253,7 +295,8 @@ fn read_sse(response: impl Read, tx: mpsc::Sender<(Option<String>, Value)>) {
         let Ok(line) = line else { return };
         if line.is_empty() {
             if !data.is_empty() {
-                let value = serde_json::from_str(&data).unwrap_or_else(|e| panic!("SSE data is not JSON: {data}: {e}"));
+                let value = serde_json::from_str(&data)
+                    .unwrap_or_else(|e| panic!("SSE data is not JSON: {data}: {e}"));
                 if tx.send((id.take(), value)).is_err() {
                     return;
                 }
@@ -289,12 +332,18 @@ pub fn sample_game_config(dir: &Path, index: usize, pace_ms: u32) -> (PathBuf, V
 /// The moves of the first game of a PDN text, read back with the project's reader and replayed
 /// by the rules engine (so the record is checked to be legal, not only to contain the texts).
 pub fn pdn_moves(text: &str) -> Vec<String> {
-    let records = read_games(text, ReadMode::Strict).unwrap_or_else(|e| panic!("not PDN: {e}\n{text}"));
-    let game = replay(&records[0], Variant::English).unwrap_or_else(|e| panic!("does not replay: {e}\n{text}"));
+    let records =
+        read_games(text, ReadMode::Strict).unwrap_or_else(|e| panic!("not PDN: {e}\n{text}"));
+    let game = replay(&records[0], Variant::English)
+        .unwrap_or_else(|e| panic!("does not replay: {e}\n{text}"));
     game.plies.into_iter().map(|p| p.text).collect()
 }
 
 /// The move texts of a list of events (kind `move`), in order.
 pub fn moves_of(events: &[Value]) -> Vec<String> {
-    events.iter().filter(|e| e["kind"] == "move").map(|e| e["move"].as_str().unwrap().to_string()).collect()
+    events
+        .iter()
+        .filter(|e| e["kind"] == "move")
+        .map(|e| e["move"].as_str().unwrap().to_string())
+        .collect()
 }

@@ -151,6 +151,8 @@ pub(crate) fn summary(board: &Board, recent: usize) -> Value {
         "source": source,
         "has_picture": has_picture,
         "last_seq": last_events.last().map_or(0, |e| e.event.seq),
+        // A new epoch: the board's log was begun again and its events count from 1 again.
+        "epoch": board.epoch(),
         "last_events": last_events.iter().map(|e| e.as_ref()).collect::<Vec<_>>(),
     })
 }

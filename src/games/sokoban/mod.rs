@@ -12,6 +12,8 @@ pub mod editor;
 pub mod files;
 pub mod game;
 pub mod level;
+mod corral;
+mod packing;
 pub mod solver;
 
 /// Up, down, left, right: the order of the LURD letters `u d l r`.

@@ -16,11 +16,14 @@ use std::time::Instant;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use super::corral::{Board, Corrals, Verdict};
 use super::game::{shortest_walk, Game};
+use super::packing::packing_order;
 use super::level::Level;
 
 /// How much more the bound counts than the pushes made (see the search's priority).
 const WEIGHT: u32 = 3;
+fn weight() -> u32 { std::env::var("SOKW").ok().and_then(|w| w.parse().ok()).unwrap_or(WEIGHT) }
 
 /// How a search ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,6 +43,8 @@ struct Node {
     /// The push that led here: the box's cell before it, and the direction.
     push: (u16, u8),
     pushes: u32,
+    /// For a goal macro, its pushes' index in the search's macro list (else `u32::MAX`).
+    path: u32,
 }
 
 /// Per-level tables shared by the whole search.
@@ -49,6 +54,8 @@ struct Tables<'a> {
     distance_to_goal: Vec<u16>,
     /// For each goal (in cell order), the fewest pushes from each cell to it, other boxes aside.
     distance_to_each_goal: Vec<Vec<u16>>,
+    /// For each cell, its index among the goals (in `distance_to_each_goal`), if it is one.
+    goal_index: Vec<Option<usize>>,
     zobrist_box: Vec<u64>,
     zobrist_player: Vec<u64>,
 }
@@ -139,6 +146,7 @@ impl<'a> Tables<'a> {
             level,
             distance_to_goal: distance,
             distance_to_each_goal,
+            goal_index: (0..size).map(|cell| level.goals[cell].then(|| (0..cell).filter(|&c| level.goals[c]).count())).collect(),
             zobrist_box: (0..size).map(|_| rng.gen()).collect(),
             zobrist_player: (0..size).map(|_| rng.gen()).collect(),
         }
@@ -194,20 +202,20 @@ impl<'a> Tables<'a> {
 
 /// The player's region, found again for every position without allocating: a cell is in the
 /// region when its mark equals the current stamp.
-struct Region {
+pub(super) struct Region {
     mark: Vec<u32>,
     stamp: u32,
     stack: Vec<u16>,
 }
 
 impl Region {
-    fn new(size: usize) -> Region {
+    pub(super) fn new(size: usize) -> Region {
         Region { mark: vec![0; size], stamp: 0, stack: Vec::new() }
     }
 
     /// Floods from `start` through cells that are neither walls nor `occupied`; returns the
     /// region's smallest cell (the normalised player position).
-    fn flood(&mut self, neighbours: &[[u16; 4]], walls: &[bool], occupied: &[bool], start: usize) -> u16 {
+    pub(super) fn flood(&mut self, neighbours: &[[u16; 4]], walls: &[bool], occupied: &[bool], start: usize) -> u16 {
         self.stamp += 1;
         let stamp = self.stamp;
         self.mark[start] = stamp;
@@ -227,19 +235,87 @@ impl Region {
         least
     }
 
-    fn contains(&self, cell: usize) -> bool {
+    pub(super) fn contains(&self, cell: usize) -> bool {
         self.mark[cell] == self.stamp
     }
 }
 
 /// No neighbour (the grid's edge) in a neighbour table.
-const NONE: u16 = u16::MAX;
+pub(super) const NONE: u16 = u16::MAX;
+
+/// The goals' packing order, as each goal cell's turn.
+struct Order {
+    order: Vec<u16>,
+    turn: Vec<u16>,
+    goals: usize,
+}
+
+impl Order {
+    fn new(order: Option<Vec<u16>>, size: usize) -> Order {
+        let mut turn = vec![NONE; size];
+        let goals = order.as_ref().map_or(0, Vec::len);
+        for (index, &goal) in order.iter().flatten().enumerate() {
+            turn[goal as usize] = index as u16;
+        }
+        Order { order: order.unwrap_or_default(), turn, goals }
+    }
+
+    /// The first goal in the order without a box.
+    fn next_goal(&self, boxes: &[u16]) -> Option<u16> {
+        if self.goals == 0 || self.goals > 128 {
+            return None;
+        }
+        let filled: u128 = boxes.iter().map(|&b| self.turn[b as usize]).filter(|&t| t != NONE).fold(0, |bits, t| bits | 1u128 << t);
+        let first_empty = (!filled).trailing_zeros() as usize;
+        (first_empty < self.goals).then(|| self.order[first_empty])
+    }
+
+    /// Boxes standing on goals whose turn has not come: a goal earlier in the order is empty.
+    fn out_of_turn(&self, boxes: &[u16]) -> u32 {
+        if self.goals == 0 || self.goals > 128 {
+            return 0;
+        }
+        let filled: u128 = boxes.iter().map(|&b| self.turn[b as usize]).filter(|&t| t != NONE).fold(0, |bits, t| bits | 1u128 << t);
+        let first_empty = (!filled).trailing_zeros();
+        (filled >> first_empty).count_ones()
+    }
+}
+
+/// The board as the search sees it: each cell's neighbours ([`NONE`] off the grid), walls
+/// (floor outside the walls counts as wall, so that it never looks like a corral) and dead cells.
+pub(super) fn board_tables(level: &Level) -> (Vec<[u16; 4]>, Vec<bool>, Vec<bool>) {
+    let size = level.width * level.height;
+    let neighbours = (0..size).map(|c| std::array::from_fn(|d| level.neighbour(c, d).map_or(NONE, |n| n as u16))).collect();
+    let inside = level.reachable(level.player, |cell| level.walls[cell]);
+    let walls = (0..size).map(|cell| level.walls[cell] || !inside[cell]).collect();
+    let mut dead = vec![true; size];
+    for goal in (0..size).filter(|&c| level.goals[c]) {
+        for (cell, &d) in pull_distances(level, goal).iter().enumerate() {
+            dead[cell] &= d == u16::MAX;
+        }
+    }
+    (neighbours, walls, dead)
+}
+
+/// Which of the search's optional techniques are on (all of them in [`solve`]; tests switch
+/// them off to check that they never lose a solution).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Techniques {
+    /// Search only the pushes into a PI-corral when there is one (see [`super::corral`]).
+    pub pi_corrals: bool,
+    /// Goal macros: push a box straight to the next goal of the packing order.
+    pub goal_macros: bool,
+}
 
 /// Searches for a solution of `level` until `deadline` or until `cancel` is set.
 pub fn solve(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> Outcome {
+    solve_with(level, deadline, cancel, Techniques { pi_corrals: true, goal_macros: true })
+}
+
+pub(super) fn solve_with(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, techniques: Techniques) -> Outcome {
     let tables = Tables::new(level);
     let size = level.width * level.height;
-    let neighbours: Vec<[u16; 4]> = (0..size).map(|c| std::array::from_fn(|d| level.neighbour(c, d).map_or(NONE, |n| n as u16))).collect();
+    let (neighbours, walls, dead) = board_tables(level);
     let start_boxes: Box<[u16]> = (0..size).filter(|&c| level.boxes[c]).map(|c| c as u16).collect();
     if start_boxes.iter().any(|&b| tables.distance_to_goal[b as usize] == u16::MAX) {
         return Outcome::Unsolvable;
@@ -249,15 +325,24 @@ pub fn solve(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> O
     let (mut parent_region, mut child_region) = (Region::new(size), Region::new(size));
     let mut occupied = vec![false; size];
     start_boxes.iter().for_each(|&b| occupied[b as usize] = true);
-    let player = parent_region.flood(&neighbours, &level.walls, &occupied, level.player);
-    let mut nodes = vec![Node { boxes: start_boxes.clone(), player, parent: u32::MAX, push: (0, 0), pushes: 0 }];
+    let player = parent_region.flood(&neighbours, &walls, &occupied, level.player);
+    let board = Board { neighbours: &neighbours, walls: &walls, goals: &level.goals, dead: &dead };
+    let mut corrals = Corrals::new(size);
+    let packing = packing_order(&neighbours, &walls, &level.goals, level.player);
+    let order = Order::new(packing, size);
+    let penalty: u32 = std::env::var("SOKP").ok().and_then(|w| w.parse().ok()).unwrap_or(2);
+    let mut candidates: Vec<(usize, usize)> = Vec::new();
+    let mut paths: Vec<Vec<(u16, u8)>> = Vec::new();
+    let all_boxes = std::env::var("SOKALL").is_ok();
+    let mut nodes = vec![Node { boxes: start_boxes.clone(), player, parent: u32::MAX, push: (0, 0), pushes: 0, path: u32::MAX }];
     let mut seen: HashSet<u64> = HashSet::new();
     seen.insert(tables.hash(&start_boxes, player));
     let mut open = BinaryHeap::new();
     // Weighted bound: greedier than A*, which trades push-optimality for many more solved
     // levels. Among equals, the position nearer the goals first (deeper, not wider).
-    let priority = |pushes: u32, bound: u32| (pushes + WEIGHT * bound, bound);
-    open.push(Reverse((priority(0, start_bound), 0u32)));
+    let w = weight();
+    let priority = |pushes: u32, bound: u32, boxes: &[u16]| (pushes + w * (bound + penalty * order.out_of_turn(boxes)), bound);
+    open.push(Reverse((priority(0, start_bound, &start_boxes), 0u32)));
     let mut expanded = 0u64;
     while let Some(Reverse((_, index))) = open.pop() {
         expanded += 1;
@@ -266,29 +351,77 @@ pub fn solve(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> O
         }
         let (boxes, pushes) = (nodes[index as usize].boxes.clone(), nodes[index as usize].pushes);
         if boxes.iter().all(|&b| level.goals[b as usize]) {
-            return replay(level, &nodes, index).map_or(Outcome::OutOfTime, |s| s);
+            return replay(level, &nodes, &paths, index).map_or(Outcome::OutOfTime, |s| s);
         }
         occupied.iter_mut().for_each(|o| *o = false);
         boxes.iter().for_each(|&b| occupied[b as usize] = true);
-        parent_region.flood(&neighbours, &level.walls, &occupied, nodes[index as usize].player as usize);
-        for (slot, &boxed) in boxes.iter().enumerate() {
-            for direction in 0..4 {
+        parent_region.flood(&neighbours, &walls, &occupied, nodes[index as usize].player as usize);
+        candidates.clear();
+        let verdict = if techniques.pi_corrals { corrals.analyse(&board, &occupied, &parent_region) } else { Verdict::Free };
+        match verdict {
+            Verdict::Dead => continue,
+            Verdict::Only(pushes) => candidates.extend(pushes.iter().map(|&(cell, direction)| (boxes.iter().position(|&b| b == cell).unwrap(), direction as usize))),
+            Verdict::Free => candidates.extend((0..boxes.len()).flat_map(|slot| (0..4).map(move |direction| (slot, direction)))),
+        }
+        // Goal macro: the box pushed last goes straight to the next goal in packing order.
+        let node = &nodes[index as usize];
+        let mut tried: Vec<u16> = Vec::new();
+        if let Some(next_goal) = order.next_goal(&boxes).filter(|_| techniques.goal_macros) {
+            let g = tables.goal_index[next_goal as usize].unwrap();
+            if node.parent != u32::MAX {
+                tried.push(neighbours[node.push.0 as usize][node.push.1 as usize]);
+            }
+            if all_boxes {
+                let mut others: Vec<u16> = boxes.iter().copied().filter(|b| !tried.contains(b)).collect();
+                others.sort_by_key(|&b| tables.distance_to_each_goal[g][b as usize]);
+                tried.extend(others);
+            }
+            for &moved in &tried {
+                if level.goals[moved as usize] || tables.distance_to_each_goal[g][moved as usize] == u16::MAX {
+                    continue;
+                }
+                let Some(path) = push_path(&neighbours, &walls, &dead, &mut occupied, &parent_region, moved as usize, next_goal as usize, &mut child_region) else { continue };
+                let slot = boxes.iter().position(|&b| b == moved).unwrap();
+                let mut next: Box<[u16]> = boxes.clone();
+                next[slot] = next_goal;
+                next.sort_unstable();
+                occupied[moved as usize] = false;
+                occupied[next_goal as usize] = true;
+                let frozen = tables.is_freeze_deadlock(next_goal as usize, &occupied);
+                let last = *path.last().unwrap();
+                let player = child_region.flood(&neighbours, &walls, &occupied, last.0 as usize);
+                occupied[next_goal as usize] = false;
+                occupied[moved as usize] = true;
+                if !frozen && seen.insert(tables.hash(&next, player)) {
+                    if let Some(bound) = tables.lower_bound(&next) {
+                        let count = pushes + path.len() as u32;
+                        open.push(Reverse((priority(count, bound, &next), nodes.len() as u32)));
+                        nodes.push(Node { boxes: next, player, parent: index, push: last, pushes: count, path: paths.len() as u32 });
+                        paths.push(path);
+                    }
+                }
+                break;
+            }
+        }
+        for &(slot, direction) in &candidates {
+            let boxed = boxes[slot];
+            {
                 let (behind, to) = (neighbours[boxed as usize][direction ^ 1], neighbours[boxed as usize][direction]);
                 if behind == NONE || to == NONE {
                     continue;
                 }
                 let to = to as usize;
-                if !parent_region.contains(behind as usize) || level.walls[to] || occupied[to] || tables.distance_to_goal[to] == u16::MAX {
+                if !parent_region.contains(behind as usize) || walls[to] || occupied[to] || dead[to] {
                     continue;
                 }
                 // The child's occupancy, undone after this candidate push.
                 occupied[boxed as usize] = false;
                 occupied[to] = true;
-                let dead = tables.is_freeze_deadlock(to, &occupied);
-                let player = if dead { 0 } else { child_region.flood(&neighbours, &level.walls, &occupied, boxed as usize) };
+                let frozen = tables.is_freeze_deadlock(to, &occupied);
+                let player = if frozen { 0 } else { child_region.flood(&neighbours, &walls, &occupied, boxed as usize) };
                 occupied[to] = false;
                 occupied[boxed as usize] = true;
-                if dead {
+                if frozen {
                     continue;
                 }
                 let mut next: Box<[u16]> = boxes.clone();
@@ -298,19 +431,77 @@ pub fn solve(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> O
                     continue;
                 }
                 let Some(bound) = tables.lower_bound(&next) else { continue };
-                nodes.push(Node { boxes: next, player, parent: index, push: (boxed, direction as u8), pushes: pushes + 1 });
-                open.push(Reverse((priority(pushes + 1, bound), nodes.len() as u32 - 1)));
+                open.push(Reverse((priority(pushes + 1, bound, &next), nodes.len() as u32)));
+                nodes.push(Node { boxes: next, player, parent: index, push: (boxed, direction as u8), pushes: pushes + 1, path: u32::MAX });
             }
         }
     }
     Outcome::Unsolvable
 }
 
+/// The pushes (box cell before each, direction) that bring the box on `from` to `target`, the
+/// other boxes (`occupied`) staying put and the player starting in `region`; breadth-first over
+/// (box cell, side of the box the player is on), so the fewest pushes.
+#[allow(clippy::too_many_arguments)]
+fn push_path(neighbours: &[[u16; 4]], walls: &[bool], dead: &[bool], occupied: &mut [bool], region: &Region, from: usize, target: usize, scratch: &mut Region) -> Option<Vec<(u16, u8)>> {
+    let size = walls.len();
+    // For each (cell, side): the state it came from and the push's direction (u8::MAX: start).
+    let mut came: Vec<[(u16, u8, u8); 4]> = vec![[(NONE, 0, 0); 4]; size];
+    let mut queue = std::collections::VecDeque::new();
+    for side in 0..4 {
+        let at = neighbours[from][side];
+        if at != NONE && region.contains(at as usize) {
+            came[from][side] = (from as u16, side as u8, u8::MAX);
+            queue.push_back((from, side));
+        }
+    }
+    occupied[from] = false;
+    let mut found = None;
+    'search: while let Some((boxed, side)) = queue.pop_front() {
+        let direction = side ^ 1; // the player pushes away from its side
+        let to = neighbours[boxed][direction];
+        if to == NONE || walls[to as usize] || occupied[to as usize] || dead[to as usize] {
+            continue;
+        }
+        let to = to as usize;
+        occupied[to] = true;
+        scratch.flood(neighbours, walls, occupied, boxed);
+        occupied[to] = false;
+        for new_side in 0..4 {
+            let at = neighbours[to][new_side];
+            if at != NONE && scratch.contains(at as usize) && came[to][new_side].0 == NONE {
+                came[to][new_side] = (boxed as u16, side as u8, direction as u8);
+                if to == target {
+                    found = Some((to, new_side));
+                    break 'search;
+                }
+                queue.push_back((to, new_side));
+            }
+        }
+    }
+    occupied[from] = true;
+    let (mut cell, mut side) = found?;
+    let mut path = Vec::new();
+    loop {
+        let (previous, previous_side, direction) = came[cell][side];
+        if direction == u8::MAX {
+            break;
+        }
+        path.push((previous, direction));
+        (cell, side) = (previous as usize, previous_side as usize);
+    }
+    path.reverse();
+    Some(path)
+}
+
 /// Turns the chain of pushes ending at `index` into LURD and replays it on the level.
-fn replay(level: &Level, nodes: &[Node], mut index: u32) -> Option<Outcome> {
+fn replay(level: &Level, nodes: &[Node], paths: &[Vec<(u16, u8)>], mut index: u32) -> Option<Outcome> {
     let mut pushes = Vec::new();
     while nodes[index as usize].parent != u32::MAX {
-        pushes.push(nodes[index as usize].push);
+        match nodes[index as usize].path {
+            u32::MAX => pushes.push(nodes[index as usize].push),
+            path => pushes.extend(paths[path as usize].iter().rev()),
+        }
         index = nodes[index as usize].parent;
     }
     let mut game = Game::new(level.clone());
@@ -336,6 +527,44 @@ pub fn verify(level: &Level, lurd: &str) -> bool {
 mod tests {
     use super::*;
     use crate::games::sokoban::level::parse_collection;
+
+    /// Solved or proven unsolvable within a second, else None.
+    fn verdict(level: &Level, techniques: Techniques) -> Option<bool> {
+        let deadline = Instant::now() + std::time::Duration::from_secs(1);
+        match solve_with(level, Some(deadline), &AtomicBool::new(false), techniques) {
+            Outcome::Solved { lurd, .. } => {
+                assert!(verify(level, &lurd), "level {}", level.title);
+                Some(true)
+            }
+            Outcome::Unsolvable => Some(false),
+            Outcome::OutOfTime => None,
+        }
+    }
+
+    /// PI-corral pruning and goal macros never turn a solvable position into "unsolvable" (nor
+    /// the reverse): positions reached by random walks on the small Microban levels, many of
+    /// them deadlocked, get the same answer with the techniques on and off.
+    #[test]
+    fn pruning_never_changes_whether_a_position_is_solvable() {
+        let levels = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(16);
+        let plain = Techniques { pi_corrals: false, goal_macros: false };
+        let full = Techniques { pi_corrals: true, goal_macros: true };
+        let (mut solvable, mut unsolvable) = (0, 0);
+        for level in levels.iter().filter(|l| l.boxes.iter().filter(|&&b| b).count() <= 5).take(80) {
+            for _ in 0..4 {
+                let mut game = Game::new(level.clone());
+                for _ in 0..rng.gen_range(10..60) {
+                    game.step(rng.gen_range(0..4));
+                }
+                let position = game.position.clone();
+                let (Some(without), Some(with)) = (verdict(&position, plain), verdict(&position, full)) else { continue };
+                assert_eq!(with, without, "level {} after {}", level.title, game.lurd());
+                if with { solvable += 1 } else { unsolvable += 1 }
+            }
+        }
+        assert!(solvable >= 20 && unsolvable >= 10, "too few positions compared: {solvable} solvable, {unsolvable} not");
+    }
 
     #[test]
     fn solves_first_microban_levels_with_verified_solutions() {

@@ -313,14 +313,27 @@ pub fn solve(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> O
 }
 
 pub(super) fn solve_with(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, techniques: Techniques) -> Outcome {
+    // First trust the goal macros: when one exists, search it alone. That is a guess (the
+    // packing order may be wrong), so when it runs out of positions, search again in full.
+    if techniques.goal_macros {
+        if let Some(outcome) = search(level, deadline, cancel, techniques, true) {
+            return outcome;
+        }
+    }
+    search(level, deadline, cancel, techniques, false).unwrap_or(Outcome::OutOfTime)
+}
+
+/// The search; with `macros_only`, a position with a goal macro gets no other child, and then
+/// running out of positions proves nothing (None).
+fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, techniques: Techniques, macros_only: bool) -> Option<Outcome> {
     let tables = Tables::new(level);
     let size = level.width * level.height;
     let (neighbours, walls, dead) = board_tables(level);
     let start_boxes: Box<[u16]> = (0..size).filter(|&c| level.boxes[c]).map(|c| c as u16).collect();
     if start_boxes.iter().any(|&b| tables.distance_to_goal[b as usize] == u16::MAX) {
-        return Outcome::Unsolvable;
+        return Some(Outcome::Unsolvable);
     }
-    let Some(start_bound) = tables.lower_bound(&start_boxes) else { return Outcome::Unsolvable };
+    let Some(start_bound) = tables.lower_bound(&start_boxes) else { return Some(Outcome::Unsolvable) };
     // Two regions: the parent's (which pushes are possible) and each child's (its key).
     let (mut parent_region, mut child_region) = (Region::new(size), Region::new(size));
     let mut occupied = vec![false; size];
@@ -333,7 +346,8 @@ pub(super) fn solve_with(level: &Level, deadline: Option<Instant>, cancel: &Atom
     let penalty: u32 = std::env::var("SOKP").ok().and_then(|w| w.parse().ok()).unwrap_or(2);
     let mut candidates: Vec<(usize, usize)> = Vec::new();
     let mut paths: Vec<Vec<(u16, u8)>> = Vec::new();
-    let all_boxes = std::env::var("SOKALL").is_ok();
+    let all_boxes = std::env::var("SOKONE").is_err();
+    let mut cut = false;
     let mut nodes = vec![Node { boxes: start_boxes.clone(), player, parent: u32::MAX, push: (0, 0), pushes: 0, path: u32::MAX }];
     let mut seen: HashSet<u64> = HashSet::new();
     seen.insert(tables.hash(&start_boxes, player));
@@ -347,11 +361,11 @@ pub(super) fn solve_with(level: &Level, deadline: Option<Instant>, cancel: &Atom
     while let Some(Reverse((_, index))) = open.pop() {
         expanded += 1;
         if expanded % 256 == 0 && (cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d)) {
-            return Outcome::OutOfTime;
+            return Some(Outcome::OutOfTime);
         }
         let (boxes, pushes) = (nodes[index as usize].boxes.clone(), nodes[index as usize].pushes);
         if boxes.iter().all(|&b| level.goals[b as usize]) {
-            return replay(level, &nodes, &paths, index).map_or(Outcome::OutOfTime, |s| s);
+            return Some(replay(level, &nodes, &paths, index).unwrap_or(Outcome::OutOfTime));
         }
         occupied.iter_mut().for_each(|o| *o = false);
         boxes.iter().for_each(|&b| occupied[b as usize] = true);
@@ -366,6 +380,7 @@ pub(super) fn solve_with(level: &Level, deadline: Option<Instant>, cancel: &Atom
         // Goal macro: the box pushed last goes straight to the next goal in packing order.
         let node = &nodes[index as usize];
         let mut tried: Vec<u16> = Vec::new();
+        let mut macro_made = false;
         if let Some(next_goal) = order.next_goal(&boxes).filter(|_| techniques.goal_macros) {
             let g = tables.goal_index[next_goal as usize].unwrap();
             if node.parent != u32::MAX {
@@ -398,10 +413,15 @@ pub(super) fn solve_with(level: &Level, deadline: Option<Instant>, cancel: &Atom
                         open.push(Reverse((priority(count, bound, &next), nodes.len() as u32)));
                         nodes.push(Node { boxes: next, player, parent: index, push: last, pushes: count, path: paths.len() as u32 });
                         paths.push(path);
+                        macro_made = true;
                     }
                 }
                 break;
             }
+        }
+        if macro_made && macros_only {
+            cut = true;
+            continue;
         }
         for &(slot, direction) in &candidates {
             let boxed = boxes[slot];
@@ -436,7 +456,7 @@ pub(super) fn solve_with(level: &Level, deadline: Option<Instant>, cancel: &Atom
             }
         }
     }
-    Outcome::Unsolvable
+    (!cut).then_some(Outcome::Unsolvable)
 }
 
 /// The pushes (box cell before each, direction) that bring the box on `from` to `target`, the

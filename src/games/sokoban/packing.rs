@@ -98,3 +98,39 @@ fn can_take_out(neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], occupie
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::sokoban::level::parse_collection;
+    use crate::games::sokoban::solver::board_tables;
+
+    #[test]
+    fn a_goal_column_fills_from_its_dead_end() {
+        // Microban 153: ten goals in a dead-end column open at the bottom. The top goal must be
+        // filled first and the two goals by the opening last.
+        let levels = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap();
+        let level = &levels[152];
+        let (neighbours, walls, _) = board_tables(level);
+        let order = packing_order(&neighbours, &walls, &level.goals, level.player).expect("an order exists");
+        let at = |x: usize, y: usize| (y * level.width + x) as u16;
+        assert_eq!(order.len(), 10);
+        assert_eq!(order[0], at(1, 1));
+        assert!(order[..6].iter().enumerate().all(|(i, &g)| g == at(1, 1 + i as usize)), "{order:?}");
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..walls.len()).filter(|&c| level.goals[c]).map(|c| c as u16).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn no_order_when_the_boxes_cannot_be_taken_out() {
+        // The player is shut in behind the goal: in the solved position, pulling the box off it
+        // needs a cell behind the player, and there is a wall.
+        let level = parse_collection("#####\n#@.$#\n#####\n").unwrap().remove(0);
+        let (neighbours, walls, _) = board_tables(&level);
+        assert_eq!(packing_order(&neighbours, &walls, &level.goals, level.player), None);
+        let room = parse_collection("#######\n#.   .#\n#  @  #\n#$   $#\n#######\n").unwrap().remove(0);
+        let (neighbours, walls, _) = board_tables(&room);
+        assert_eq!(packing_order(&neighbours, &walls, &room.goals, room.player).map(|o| o.len()), Some(2));
+    }
+}

@@ -425,38 +425,63 @@ fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, techniq
         }
         for &(slot, direction) in &candidates {
             let boxed = boxes[slot];
-            {
-                let (behind, to) = (neighbours[boxed as usize][direction ^ 1], neighbours[boxed as usize][direction]);
-                if behind == NONE || to == NONE {
-                    continue;
-                }
-                let to = to as usize;
-                if !parent_region.contains(behind as usize) || walls[to] || occupied[to] || dead[to] {
-                    continue;
-                }
-                // The child's occupancy, undone after this candidate push.
-                occupied[boxed as usize] = false;
-                occupied[to] = true;
-                let frozen = tables.is_freeze_deadlock(to, &occupied);
-                let player = if frozen { 0 } else { child_region.flood(&neighbours, &walls, &occupied, boxed as usize) };
-                occupied[to] = false;
-                occupied[boxed as usize] = true;
-                if frozen {
-                    continue;
-                }
-                let mut next: Box<[u16]> = boxes.clone();
-                next[slot] = to as u16;
-                next.sort_unstable();
-                if !seen.insert(tables.hash(&next, player)) {
-                    continue;
-                }
-                let Some(bound) = tables.lower_bound(&next) else { continue };
-                open.push(Reverse((priority(pushes + 1, bound, &next), nodes.len() as u32)));
-                nodes.push(Node { boxes: next, player, parent: index, push: (boxed, direction as u8), pushes: pushes + 1, path: u32::MAX });
+            let (behind, to) = (neighbours[boxed as usize][direction ^ 1], neighbours[boxed as usize][direction]);
+            if behind == NONE || to == NONE {
+                continue;
+            }
+            let (mut from, mut to) = (boxed as usize, to as usize);
+            if !parent_region.contains(behind as usize) || walls[to] || occupied[to] || dead[to] {
+                continue;
+            }
+            let mut steps = vec![(boxed, direction as u8)];
+            if macros_only {
+                (from, to) = follow_tunnel(&board, &occupied, (from, to), direction, &mut steps);
+            }
+            // The child's occupancy, undone after this candidate push.
+            occupied[boxed as usize] = false;
+            occupied[to] = true;
+            let frozen = tables.is_freeze_deadlock(to, &occupied);
+            let player = if frozen { 0 } else { child_region.flood(&neighbours, &walls, &occupied, from) };
+            occupied[to] = false;
+            occupied[boxed as usize] = true;
+            if frozen {
+                continue;
+            }
+            let mut next: Box<[u16]> = boxes.clone();
+            next[slot] = to as u16;
+            next.sort_unstable();
+            if !seen.insert(tables.hash(&next, player)) {
+                continue;
+            }
+            let Some(bound) = tables.lower_bound(&next) else { continue };
+            let count = pushes + steps.len() as u32;
+            open.push(Reverse((priority(count, bound, &next), nodes.len() as u32)));
+            let path = if steps.len() == 1 { u32::MAX } else { paths.len() as u32 };
+            nodes.push(Node { boxes: next, player, parent: index, push: *steps.last().unwrap(), pushes: count, path });
+            if steps.len() > 1 {
+                paths.push(steps);
             }
         }
     }
     (!cut).then_some(Outcome::Unsolvable)
+}
+
+/// Tunnel macro: a box just pushed from `from` to `to` into a one-wide corridor, with the
+/// player in the corridor behind it, is pushed on (appending to `steps`) until it leaves the
+/// corridor, reaches a goal or is blocked. Returns the last push's (from, to).
+fn follow_tunnel(board: &Board, occupied: &[bool], (mut from, mut to): (usize, usize), direction: usize, steps: &mut Vec<(u16, u8)>) -> (usize, usize) {
+    let across = if direction < 2 { [2, 3] } else { [0, 1] };
+    let wall = |cell: u16| cell == NONE || board.walls[cell as usize];
+    let narrow = |cell: usize| across.iter().all(|&side| wall(board.neighbours[cell][side]));
+    while !board.goals[to] && narrow(to) && narrow(from) {
+        let further = board.neighbours[to][direction];
+        if wall(further) || occupied[further as usize] || board.dead[further as usize] {
+            break;
+        }
+        steps.push((to as u16, direction as u8));
+        (from, to) = (to, further as usize);
+    }
+    (from, to)
 }
 
 /// The pushes (box cell before each, direction) that bring the box on `from` to `target`, the
@@ -621,6 +646,54 @@ mod tests {
             }
         }}}}
         assert_eq!(minimum_matching(&cost, 4), Some(best));
+    }
+
+    /// The board tables, the boxes and the player's region of a level's start.
+    fn start(text: &str) -> (Level, Vec<[u16; 4]>, Vec<bool>, Vec<bool>, Region) {
+        let level = parse_collection(text).unwrap().remove(0);
+        let (neighbours, walls, dead) = board_tables(&level);
+        let mut region = Region::new(walls.len());
+        region.flood(&neighbours, &walls, &level.boxes, level.player);
+        (level, neighbours, walls, dead, region)
+    }
+
+    #[test]
+    fn tunnel_macro_pushes_through_a_corridor_and_stops_at_its_end() {
+        let (level, neighbours, walls, dead, _) = start("###########\n#@$     . #\n#### ######\n   ###\n");
+        let board = Board { neighbours: &neighbours, walls: &walls, goals: &level.goals, dead: &dead };
+        let cell = |x: usize| level.width + x;
+        let mut occupied = level.boxes.clone();
+        // The box goes from 2 to 3; the corridor runs on to the goal at 8, but cell 4 has an
+        // opening below, so the macro stops with the box on 4 (the corridor's end).
+        let mut steps = vec![(cell(2) as u16, 3)];
+        assert_eq!(follow_tunnel(&board, &occupied, (cell(2), cell(3)), 3, &mut steps), (cell(3), cell(4)));
+        assert_eq!(steps, vec![(cell(2) as u16, 3), (cell(3) as u16, 3)]);
+        // From 5 on, it runs to the goal and stops there.
+        occupied[cell(2)] = false;
+        let mut steps = vec![(cell(5) as u16, 3)];
+        assert_eq!(follow_tunnel(&board, &occupied, (cell(5), cell(6)), 3, &mut steps), (cell(7), cell(8)));
+        assert_eq!(steps.len(), 3);
+        // A box in the way stops it.
+        occupied[cell(7)] = true;
+        let mut steps = vec![(cell(5) as u16, 3)];
+        assert_eq!(follow_tunnel(&board, &occupied, (cell(5), cell(6)), 3, &mut steps), (cell(5), cell(6)));
+        assert_eq!(steps.len(), 1);
+    }
+
+    #[test]
+    fn goal_macro_finds_the_fewest_pushes_around_other_boxes() {
+        let (level, neighbours, walls, dead, region) = start("#######\n#     #\n# $#  #\n#@ $ .#\n#  . ##\n#######\n");
+        let at = |x: usize, y: usize| y * level.width + x;
+        let mut occupied = level.boxes.clone();
+        let mut scratch = Region::new(walls.len());
+        let path = push_path(&neighbours, &walls, &dead, &mut occupied, &region, at(3, 3), at(5, 3), &mut scratch).unwrap();
+        assert_eq!(path, vec![(at(3, 3) as u16, 3), (at(4, 3) as u16, 3)]);
+        assert_eq!(occupied, level.boxes, "the boxes are as they were");
+        // The box at (2,2) cannot go right (a wall) nor along row 3 (a box): down, down, right.
+        let path = push_path(&neighbours, &walls, &dead, &mut occupied, &region, at(2, 2), at(3, 4), &mut scratch).unwrap();
+        assert_eq!(path, vec![(at(2, 2) as u16, 1), (at(2, 3) as u16, 1), (at(2, 4) as u16, 3)]);
+        // No way into a wall-locked corner.
+        assert_eq!(push_path(&neighbours, &walls, &dead, &mut occupied, &region, at(3, 3), at(1, 1), &mut scratch), None);
     }
 
     #[test]

@@ -7,6 +7,8 @@
 //! * [`files`]: collection files and level folders on disk (the only part that reads files).
 //! * [`solver`]: a push-level best-first search with dead squares, freeze deadlocks, a matching
 //!   lower bound, a deadline and a cancel flag; solutions are replayed before being reported.
+//!   Its helpers: `corral` (PI-corral pruning, corral deadlocks) and `packing` (the order in
+//!   which to fill the goals, for goal macros).
 
 pub mod editor;
 pub mod files;

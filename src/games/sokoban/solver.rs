@@ -2,11 +2,21 @@
 //! normalised to its reachable region.
 //!
 //! Pruning: dead squares (from which no box can reach a goal, found by pulling boxes back from
-//! the goals), freeze deadlocks (a box stuck on both axes off a goal) and matching deadlocks (no
-//! way to give every box its own goal it can still reach). Lower bound: the minimum-cost matching
-//! of boxes to goals by pull distance (Hungarian method). States are keyed by a Zobrist hash; a
-//! collision can only hide a state, never produce a wrong solution, because every solution is
-//! replayed by [`Game`] before it is reported. Time comes from the caller: a deadline and a cancel flag.
+//! the goals), freeze deadlocks (a box stuck on both axes off a goal), matching deadlocks (no
+//! way to give every box its own goal it can still reach), PI-corral pruning and corral
+//! deadlocks (`corral.rs`). Lower bound: the minimum-cost matching of boxes to goals by pull
+//! distance (Hungarian method). Guidance: the goals' packing order (`packing.rs`) with a
+//! penalty for boxes on goals out of turn, and goal macros (a box pushed straight to the next
+//! goal along its fewest-push path).
+//!
+//! Two passes. The first trusts guesses that usually hold: a position with a goal macro gets no
+//! other child, no box is pushed onto a goal out of turn, and a box pushed into a one-wide
+//! tunnel is pushed through it. When that pass runs out of positions it proves nothing, and the
+//! second pass, without those cuts, searches everything (so "unsolvable" is a proof).
+//!
+//! States are keyed by a Zobrist hash; a collision can only hide a state, never produce a wrong
+//! solution, because every solution is replayed by [`Game`] before it is reported. Time comes
+//! from the caller: a deadline and a cancel flag.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
@@ -23,7 +33,8 @@ use super::level::Level;
 
 /// How much more the bound counts than the pushes made (see the search's priority).
 const WEIGHT: u32 = 3;
-fn weight() -> u32 { std::env::var("SOKW").ok().and_then(|w| w.parse().ok()).unwrap_or(WEIGHT) }
+/// How many pushes' worth a box on a goal out of packing order counts in the priority.
+const OUT_OF_TURN_PENALTY: u32 = 2;
 
 /// How a search ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -301,7 +312,7 @@ pub(super) fn board_tables(level: &Level) -> (Vec<[u16; 4]>, Vec<bool>, Vec<bool
 /// them off to check that they never lose a solution).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Techniques {
-    /// Search only the pushes into a PI-corral when there is one (see [`super::corral`]).
+    /// Search only the pushes into a PI-corral when there is one (see `corral.rs`).
     pub pi_corrals: bool,
     /// Goal macros: push a box straight to the next goal of the packing order.
     pub goal_macros: bool,
@@ -343,19 +354,15 @@ fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, techniq
     let mut corrals = Corrals::new(size);
     let packing = packing_order(&neighbours, &walls, &level.goals, level.player);
     let order = Order::new(packing, size);
-    let penalty: u32 = std::env::var("SOKP").ok().and_then(|w| w.parse().ok()).unwrap_or(2);
     let mut candidates: Vec<(usize, usize)> = Vec::new();
     let mut paths: Vec<Vec<(u16, u8)>> = Vec::new();
-    let all_boxes = std::env::var("SOKONE").is_err();
-    let mut cut = false;
     let mut nodes = vec![Node { boxes: start_boxes.clone(), player, parent: u32::MAX, push: (0, 0), pushes: 0, path: u32::MAX }];
     let mut seen: HashSet<u64> = HashSet::new();
     seen.insert(tables.hash(&start_boxes, player));
     let mut open = BinaryHeap::new();
     // Weighted bound: greedier than A*, which trades push-optimality for many more solved
     // levels. Among equals, the position nearer the goals first (deeper, not wider).
-    let w = weight();
-    let priority = |pushes: u32, bound: u32, boxes: &[u16]| (pushes + w * (bound + penalty * order.out_of_turn(boxes)), bound);
+    let priority = |pushes: u32, bound: u32, boxes: &[u16]| (pushes + WEIGHT * (bound + OUT_OF_TURN_PENALTY * order.out_of_turn(boxes)), bound);
     open.push(Reverse((priority(0, start_bound, &start_boxes), 0u32)));
     let mut expanded = 0u64;
     while let Some(Reverse((_, index))) = open.pop() {
@@ -377,20 +384,20 @@ fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, techniq
             Verdict::Only(pushes) => candidates.extend(pushes.iter().map(|&(cell, direction)| (boxes.iter().position(|&b| b == cell).unwrap(), direction as usize))),
             Verdict::Free => candidates.extend((0..boxes.len()).flat_map(|slot| (0..4).map(move |direction| (slot, direction)))),
         }
-        // Goal macro: the box pushed last goes straight to the next goal in packing order.
+        // Goal macro: a box that can be pushed to the next goal of the packing order goes
+        // straight there as one child (the box pushed last is tried first, then the nearest).
         let node = &nodes[index as usize];
         let mut tried: Vec<u16> = Vec::new();
         let mut macro_made = false;
-        if let Some(next_goal) = order.next_goal(&boxes).filter(|_| techniques.goal_macros) {
+        let next_goal = order.next_goal(&boxes);
+        if let Some(next_goal) = next_goal.filter(|_| techniques.goal_macros) {
             let g = tables.goal_index[next_goal as usize].unwrap();
             if node.parent != u32::MAX {
                 tried.push(neighbours[node.push.0 as usize][node.push.1 as usize]);
             }
-            if all_boxes {
-                let mut others: Vec<u16> = boxes.iter().copied().filter(|b| !tried.contains(b)).collect();
-                others.sort_by_key(|&b| tables.distance_to_each_goal[g][b as usize]);
-                tried.extend(others);
-            }
+            let mut others: Vec<u16> = boxes.iter().copied().filter(|b| !tried.contains(b)).collect();
+            others.sort_by_key(|&b| tables.distance_to_each_goal[g][b as usize]);
+            tried.extend(others);
             for &moved in &tried {
                 if level.goals[moved as usize] || tables.distance_to_each_goal[g][moved as usize] == u16::MAX {
                     continue;
@@ -420,7 +427,6 @@ fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, techniq
             }
         }
         if macro_made && macros_only {
-            cut = true;
             continue;
         }
         for &(slot, direction) in &candidates {
@@ -436,6 +442,11 @@ fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, techniq
             let mut steps = vec![(boxed, direction as u8)];
             if macros_only {
                 (from, to) = follow_tunnel(&board, &occupied, (from, to), direction, &mut steps);
+                // Goals are filled in packing order: a box only lands on the next goal (by
+                // the goal macro), never on one whose turn has not come.
+                if order.turn[to] != NONE && Some(to as u16) != next_goal {
+                    continue;
+                }
             }
             // The child's occupancy, undone after this candidate push.
             occupied[boxed as usize] = false;
@@ -463,7 +474,7 @@ fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, techniq
             }
         }
     }
-    (!cut).then_some(Outcome::Unsolvable)
+    (!macros_only).then_some(Outcome::Unsolvable)
 }
 
 /// Tunnel macro: a box just pushed from `from` to `to` into a one-wide corridor, with the

@@ -168,12 +168,14 @@ impl Corrals {
                 if blocked(ahead) || blocked(behind) || board.dead[ahead] {
                     continue;
                 }
-                if inside(self.label[ahead]) && !region.contains(ahead) {
+                // Labels of this position's corrals are never on the player's side.
+                let in_corral = |cell: usize| inside(self.label[cell]) && !region.contains(cell);
+                if in_corral(ahead) {
                     if !region.contains(behind) {
                         return None; // (P) fails: this push may become possible later
                     }
                     pushes.push((b, direction as u8));
-                } else if !(inside(self.label[behind]) && !region.contains(behind)) {
+                } else if !in_corral(behind) {
                     return None; // (I) fails: the box might one day leave on the outside
                 }
             }

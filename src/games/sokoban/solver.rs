@@ -397,7 +397,7 @@ fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, techniq
     let mut expanded = 0u64;
     while let Some(Reverse((_, index))) = open.pop() {
         expanded += 1;
-        if expanded % 256 == 0 && (cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d)) {
+        if expanded.is_multiple_of(256) && (cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d)) {
             return Some(Outcome::OutOfTime);
         }
         let (boxes, pushes) = (nodes[index as usize].boxes.clone(), nodes[index as usize].pushes);

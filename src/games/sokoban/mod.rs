@@ -7,11 +7,15 @@
 //! * [`files`]: collection files and level folders on disk (the only part that reads files).
 //! * [`solver`]: a push-level best-first search with dead squares, freeze deadlocks, a matching
 //!   lower bound, a deadline and a cancel flag; solutions are replayed before being reported.
+//!   Its helpers: `corral` (PI-corral pruning, corral deadlocks) and `packing` (the order in
+//!   which to fill the goals, for goal macros).
 
 pub mod editor;
 pub mod files;
 pub mod game;
 pub mod level;
+mod corral;
+mod packing;
 pub mod solver;
 
 /// Up, down, left, right: the order of the LURD letters `u d l r`.

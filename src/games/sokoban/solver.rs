@@ -2,25 +2,40 @@
 //! normalised to its reachable region.
 //!
 //! Pruning: dead squares (from which no box can reach a goal, found by pulling boxes back from
-//! the goals), freeze deadlocks (a box stuck on both axes off a goal) and matching deadlocks (no
-//! way to give every box its own goal it can still reach). Lower bound: the minimum-cost matching
-//! of boxes to goals by pull distance (Hungarian method). States are keyed by a Zobrist hash; a
-//! collision can only hide a state, never produce a wrong solution, because every solution is
-//! replayed by [`Game`] before it is reported. Time comes from the caller: a deadline and a cancel flag.
+//! the goals), freeze deadlocks (a box stuck on both axes off a goal), matching deadlocks (no
+//! way to give every box its own goal it can still reach), PI-corral pruning and corral
+//! deadlocks (`corral.rs`). Lower bound: the minimum-cost matching of boxes to goals by pull
+//! distance (Hungarian method). Guidance: the goals' packing order (`packing.rs`) with a
+//! penalty for boxes on goals out of turn, and goal macros (a box pushed straight to the next
+//! goal along its fewest-push path).
+//!
+//! Two passes. The first trusts guesses that usually hold: a position with a goal macro gets no
+//! other child, no box is pushed onto a goal out of turn, and a box pushed into a one-wide
+//! tunnel is pushed through it. When that pass runs out of positions it proves nothing, and the
+//! second pass, without those cuts, searches everything (so "unsolvable" is a proof).
+//!
+//! States are keyed by a Zobrist hash; a collision can only hide a state, never produce a wrong
+//! solution, because every solution is replayed by [`Game`] before it is reported. Time comes
+//! from the caller: a deadline and a cancel flag.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashSet};
+use std::collections::hash_map::Entry;
+use std::collections::{BinaryHeap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use super::corral::{Board, Corrals, Verdict};
 use super::game::{shortest_walk, Game};
+use super::packing::packing_order;
 use super::level::Level;
 
 /// How much more the bound counts than the pushes made (see the search's priority).
 const WEIGHT: u32 = 3;
+/// How many pushes' worth a box on a goal out of packing order counts in the priority.
+const OUT_OF_TURN_PENALTY: u32 = 2;
 
 /// How a search ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,6 +55,8 @@ struct Node {
     /// The push that led here: the box's cell before it, and the direction.
     push: (u16, u8),
     pushes: u32,
+    /// For a goal macro, its pushes' index in the search's macro list (else `u32::MAX`).
+    path: u32,
 }
 
 /// Per-level tables shared by the whole search.
@@ -49,6 +66,8 @@ struct Tables<'a> {
     distance_to_goal: Vec<u16>,
     /// For each goal (in cell order), the fewest pushes from each cell to it, other boxes aside.
     distance_to_each_goal: Vec<Vec<u16>>,
+    /// For each cell, its index among the goals (in `distance_to_each_goal`), if it is one.
+    goal_index: Vec<Option<usize>>,
     zobrist_box: Vec<u64>,
     zobrist_player: Vec<u64>,
 }
@@ -139,6 +158,7 @@ impl<'a> Tables<'a> {
             level,
             distance_to_goal: distance,
             distance_to_each_goal,
+            goal_index: (0..size).map(|cell| level.goals[cell].then(|| (0..cell).filter(|&c| level.goals[c]).count())).collect(),
             zobrist_box: (0..size).map(|_| rng.gen()).collect(),
             zobrist_player: (0..size).map(|_| rng.gen()).collect(),
         }
@@ -194,20 +214,20 @@ impl<'a> Tables<'a> {
 
 /// The player's region, found again for every position without allocating: a cell is in the
 /// region when its mark equals the current stamp.
-struct Region {
+pub(super) struct Region {
     mark: Vec<u32>,
     stamp: u32,
     stack: Vec<u16>,
 }
 
 impl Region {
-    fn new(size: usize) -> Region {
+    pub(super) fn new(size: usize) -> Region {
         Region { mark: vec![0; size], stamp: 0, stack: Vec::new() }
     }
 
     /// Floods from `start` through cells that are neither walls nor `occupied`; returns the
     /// region's smallest cell (the normalised player position).
-    fn flood(&mut self, neighbours: &[[u16; 4]], walls: &[bool], occupied: &[bool], start: usize) -> u16 {
+    pub(super) fn flood(&mut self, neighbours: &[[u16; 4]], walls: &[bool], occupied: &[bool], start: usize) -> u16 {
         self.stamp += 1;
         let stamp = self.stamp;
         self.mark[start] = stamp;
@@ -227,90 +247,347 @@ impl Region {
         least
     }
 
-    fn contains(&self, cell: usize) -> bool {
+    pub(super) fn contains(&self, cell: usize) -> bool {
         self.mark[cell] == self.stamp
     }
 }
 
 /// No neighbour (the grid's edge) in a neighbour table.
-const NONE: u16 = u16::MAX;
+pub(super) const NONE: u16 = u16::MAX;
+
+/// The goals' packing order, as each goal cell's turn.
+struct Order {
+    order: Vec<u16>,
+    turn: Vec<u16>,
+    goals: usize,
+}
+
+impl Order {
+    fn new(order: Option<Vec<u16>>, size: usize) -> Order {
+        let mut turn = vec![NONE; size];
+        let goals = order.as_ref().map_or(0, Vec::len);
+        for (index, &goal) in order.iter().flatten().enumerate() {
+            turn[goal as usize] = index as u16;
+        }
+        Order { order: order.unwrap_or_default(), turn, goals }
+    }
+
+    /// The first goal in the order without a box.
+    fn next_goal(&self, boxes: &[u16]) -> Option<u16> {
+        if self.goals == 0 || self.goals > 128 {
+            return None;
+        }
+        let filled: u128 = boxes.iter().map(|&b| self.turn[b as usize]).filter(|&t| t != NONE).fold(0, |bits, t| bits | 1u128 << t);
+        let first_empty = (!filled).trailing_zeros() as usize;
+        (first_empty < self.goals).then(|| self.order[first_empty])
+    }
+
+    /// Boxes standing on goals whose turn has not come: a goal earlier in the order is empty.
+    fn out_of_turn(&self, boxes: &[u16]) -> u32 {
+        if self.goals == 0 || self.goals > 128 {
+            return 0;
+        }
+        let filled: u128 = boxes.iter().map(|&b| self.turn[b as usize]).filter(|&t| t != NONE).fold(0, |bits, t| bits | 1u128 << t);
+        let first_empty = (!filled).trailing_zeros();
+        (filled >> first_empty).count_ones()
+    }
+}
+
+/// The board as the search sees it: each cell's neighbours ([`NONE`] off the grid), walls
+/// (floor outside the walls counts as wall, so that it never looks like a corral) and dead cells.
+pub(super) fn board_tables(level: &Level) -> (Vec<[u16; 4]>, Vec<bool>, Vec<bool>) {
+    let size = level.width * level.height;
+    let neighbours = (0..size).map(|c| std::array::from_fn(|d| level.neighbour(c, d).map_or(NONE, |n| n as u16))).collect();
+    let inside = level.reachable(level.player, |cell| level.walls[cell]);
+    let walls = (0..size).map(|cell| level.walls[cell] || !inside[cell]).collect();
+    let mut dead = vec![true; size];
+    for goal in (0..size).filter(|&c| level.goals[c]) {
+        for (cell, &d) in pull_distances(level, goal).iter().enumerate() {
+            dead[cell] &= d == u16::MAX;
+        }
+    }
+    (neighbours, walls, dead)
+}
+
+/// Which of the search's optional techniques are on (all of them in [`solve`]; tests switch
+/// them off to check that they never lose a solution).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Techniques {
+    /// Search only the pushes into a PI-corral when there is one (see `corral.rs`).
+    pub pi_corrals: bool,
+    /// Goal macros: push a box straight to the next goal of the packing order.
+    pub goal_macros: bool,
+    /// Plain A* (weight 1, no packing penalty, positions reopened when reached in fewer
+    /// pushes): the first solution found has the fewest pushes. PI-corral pruning keeps that
+    /// true (it only reorders pushes); the macros would not, so they must be off.
+    pub fewest_pushes: bool,
+}
 
 /// Searches for a solution of `level` until `deadline` or until `cancel` is set.
 pub fn solve(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> Outcome {
+    solve_with(level, deadline, cancel, Techniques { pi_corrals: true, goal_macros: true, fewest_pushes: false })
+}
+
+/// Searches for a solution with the fewest pushes (A* with the matching bound, which never
+/// overestimates) until `deadline` or `cancel`. Much slower than [`solve`]: for small levels, or
+/// to improve a solution when there is time.
+pub fn solve_fewest_pushes(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> Outcome {
+    solve_with(level, deadline, cancel, Techniques { pi_corrals: true, goal_macros: false, fewest_pushes: true })
+}
+
+/// Records a position reached after `pushes`; true when it is new, or, with `reopen`, reached
+/// in fewer pushes than before.
+fn first_visit(seen: &mut HashMap<u64, u32>, key: u64, pushes: u32, reopen: bool) -> bool {
+    match seen.entry(key) {
+        Entry::Vacant(entry) => {
+            entry.insert(pushes);
+            true
+        }
+        Entry::Occupied(mut entry) if reopen && pushes < *entry.get() => {
+            entry.insert(pushes);
+            true
+        }
+        Entry::Occupied(_) => false,
+    }
+}
+
+pub(super) fn solve_with(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, techniques: Techniques) -> Outcome {
+    // First trust the goal macros: when one exists, search it alone. That is a guess (the
+    // packing order may be wrong), so when it runs out of positions, search again in full.
+    if techniques.goal_macros {
+        if let Some(outcome) = search(level, deadline, cancel, techniques, true) {
+            return outcome;
+        }
+    }
+    search(level, deadline, cancel, techniques, false).unwrap_or(Outcome::OutOfTime)
+}
+
+/// The search; with `macros_only`, a position with a goal macro gets no other child, and then
+/// running out of positions proves nothing (None).
+fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, techniques: Techniques, macros_only: bool) -> Option<Outcome> {
     let tables = Tables::new(level);
     let size = level.width * level.height;
-    let neighbours: Vec<[u16; 4]> = (0..size).map(|c| std::array::from_fn(|d| level.neighbour(c, d).map_or(NONE, |n| n as u16))).collect();
+    let (neighbours, walls, dead) = board_tables(level);
     let start_boxes: Box<[u16]> = (0..size).filter(|&c| level.boxes[c]).map(|c| c as u16).collect();
     if start_boxes.iter().any(|&b| tables.distance_to_goal[b as usize] == u16::MAX) {
-        return Outcome::Unsolvable;
+        return Some(Outcome::Unsolvable);
     }
-    let Some(start_bound) = tables.lower_bound(&start_boxes) else { return Outcome::Unsolvable };
+    let Some(start_bound) = tables.lower_bound(&start_boxes) else { return Some(Outcome::Unsolvable) };
     // Two regions: the parent's (which pushes are possible) and each child's (its key).
     let (mut parent_region, mut child_region) = (Region::new(size), Region::new(size));
     let mut occupied = vec![false; size];
     start_boxes.iter().for_each(|&b| occupied[b as usize] = true);
-    let player = parent_region.flood(&neighbours, &level.walls, &occupied, level.player);
-    let mut nodes = vec![Node { boxes: start_boxes.clone(), player, parent: u32::MAX, push: (0, 0), pushes: 0 }];
-    let mut seen: HashSet<u64> = HashSet::new();
-    seen.insert(tables.hash(&start_boxes, player));
+    let player = parent_region.flood(&neighbours, &walls, &occupied, level.player);
+    let board = Board { neighbours: &neighbours, walls: &walls, goals: &level.goals, dead: &dead };
+    let mut corrals = Corrals::new(size);
+    let packing = packing_order(&neighbours, &walls, &level.goals, level.player);
+    let order = Order::new(packing, size);
+    let mut candidates: Vec<(usize, usize)> = Vec::new();
+    let mut paths: Vec<Vec<(u16, u8)>> = Vec::new();
+    let mut nodes = vec![Node { boxes: start_boxes.clone(), player, parent: u32::MAX, push: (0, 0), pushes: 0, path: u32::MAX }];
+    let mut seen: HashMap<u64, u32> = HashMap::new();
+    seen.insert(tables.hash(&start_boxes, player), 0);
+    let reopen = techniques.fewest_pushes;
+    let (weight, penalty) = if techniques.fewest_pushes { (1, 0) } else { (WEIGHT, OUT_OF_TURN_PENALTY) };
     let mut open = BinaryHeap::new();
     // Weighted bound: greedier than A*, which trades push-optimality for many more solved
     // levels. Among equals, the position nearer the goals first (deeper, not wider).
-    let priority = |pushes: u32, bound: u32| (pushes + WEIGHT * bound, bound);
-    open.push(Reverse((priority(0, start_bound), 0u32)));
+    let priority = |pushes: u32, bound: u32, boxes: &[u16]| (pushes + weight * (bound + penalty * order.out_of_turn(boxes)), bound);
+    open.push(Reverse((priority(0, start_bound, &start_boxes), 0u32)));
     let mut expanded = 0u64;
     while let Some(Reverse((_, index))) = open.pop() {
         expanded += 1;
-        if expanded % 256 == 0 && (cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d)) {
-            return Outcome::OutOfTime;
+        if expanded.is_multiple_of(256) && (cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d)) {
+            return Some(Outcome::OutOfTime);
         }
         let (boxes, pushes) = (nodes[index as usize].boxes.clone(), nodes[index as usize].pushes);
         if boxes.iter().all(|&b| level.goals[b as usize]) {
-            return replay(level, &nodes, index).map_or(Outcome::OutOfTime, |s| s);
+            return Some(replay(level, &nodes, &paths, index).unwrap_or(Outcome::OutOfTime));
         }
         occupied.iter_mut().for_each(|o| *o = false);
         boxes.iter().for_each(|&b| occupied[b as usize] = true);
-        parent_region.flood(&neighbours, &level.walls, &occupied, nodes[index as usize].player as usize);
-        for (slot, &boxed) in boxes.iter().enumerate() {
-            for direction in 0..4 {
-                let (behind, to) = (neighbours[boxed as usize][direction ^ 1], neighbours[boxed as usize][direction]);
-                if behind == NONE || to == NONE {
+        parent_region.flood(&neighbours, &walls, &occupied, nodes[index as usize].player as usize);
+        candidates.clear();
+        let verdict = if techniques.pi_corrals { corrals.analyse(&board, &occupied, &parent_region) } else { Verdict::Free };
+        match verdict {
+            Verdict::Dead => continue,
+            Verdict::Only(pushes) => candidates.extend(pushes.iter().map(|&(cell, direction)| (boxes.iter().position(|&b| b == cell).unwrap(), direction as usize))),
+            Verdict::Free => candidates.extend((0..boxes.len()).flat_map(|slot| (0..4).map(move |direction| (slot, direction)))),
+        }
+        // Goal macro: a box that can be pushed to the next goal of the packing order goes
+        // straight there as one child (the box pushed last is tried first, then the nearest).
+        let node = &nodes[index as usize];
+        let mut tried: Vec<u16> = Vec::new();
+        let mut macro_made = false;
+        let next_goal = order.next_goal(&boxes);
+        if let Some(next_goal) = next_goal.filter(|_| techniques.goal_macros) {
+            let g = tables.goal_index[next_goal as usize].unwrap();
+            if node.parent != u32::MAX {
+                tried.push(neighbours[node.push.0 as usize][node.push.1 as usize]);
+            }
+            let mut others: Vec<u16> = boxes.iter().copied().filter(|b| !tried.contains(b)).collect();
+            others.sort_by_key(|&b| tables.distance_to_each_goal[g][b as usize]);
+            tried.extend(others);
+            for &moved in &tried {
+                if level.goals[moved as usize] || tables.distance_to_each_goal[g][moved as usize] == u16::MAX {
                     continue;
                 }
-                let to = to as usize;
-                if !parent_region.contains(behind as usize) || level.walls[to] || occupied[to] || tables.distance_to_goal[to] == u16::MAX {
-                    continue;
-                }
-                // The child's occupancy, undone after this candidate push.
-                occupied[boxed as usize] = false;
-                occupied[to] = true;
-                let dead = tables.is_freeze_deadlock(to, &occupied);
-                let player = if dead { 0 } else { child_region.flood(&neighbours, &level.walls, &occupied, boxed as usize) };
-                occupied[to] = false;
-                occupied[boxed as usize] = true;
-                if dead {
-                    continue;
-                }
+                let Some(path) = push_path(&neighbours, &walls, &dead, &mut occupied, &parent_region, moved as usize, next_goal as usize, &mut child_region) else { continue };
+                let slot = boxes.iter().position(|&b| b == moved).unwrap();
                 let mut next: Box<[u16]> = boxes.clone();
-                next[slot] = to as u16;
+                next[slot] = next_goal;
                 next.sort_unstable();
-                if !seen.insert(tables.hash(&next, player)) {
+                occupied[moved as usize] = false;
+                occupied[next_goal as usize] = true;
+                let frozen = tables.is_freeze_deadlock(next_goal as usize, &occupied);
+                let last = *path.last().unwrap();
+                let player = child_region.flood(&neighbours, &walls, &occupied, last.0 as usize);
+                occupied[next_goal as usize] = false;
+                occupied[moved as usize] = true;
+                if !frozen && first_visit(&mut seen, tables.hash(&next, player), pushes + path.len() as u32, reopen) {
+                    if let Some(bound) = tables.lower_bound(&next) {
+                        let count = pushes + path.len() as u32;
+                        open.push(Reverse((priority(count, bound, &next), nodes.len() as u32)));
+                        nodes.push(Node { boxes: next, player, parent: index, push: last, pushes: count, path: paths.len() as u32 });
+                        paths.push(path);
+                        macro_made = true;
+                    }
+                }
+                break;
+            }
+        }
+        if macro_made && macros_only {
+            continue;
+        }
+        for &(slot, direction) in &candidates {
+            let boxed = boxes[slot];
+            let (behind, to) = (neighbours[boxed as usize][direction ^ 1], neighbours[boxed as usize][direction]);
+            if behind == NONE || to == NONE {
+                continue;
+            }
+            let (mut from, mut to) = (boxed as usize, to as usize);
+            if !parent_region.contains(behind as usize) || walls[to] || occupied[to] || dead[to] {
+                continue;
+            }
+            let mut steps = vec![(boxed, direction as u8)];
+            if macros_only {
+                (from, to) = follow_tunnel(&board, &occupied, (from, to), direction, &mut steps);
+                // Goals are filled in packing order: a box only lands on the next goal (by
+                // the goal macro), never on one whose turn has not come.
+                if order.turn[to] != NONE && Some(to as u16) != next_goal {
                     continue;
                 }
-                let Some(bound) = tables.lower_bound(&next) else { continue };
-                nodes.push(Node { boxes: next, player, parent: index, push: (boxed, direction as u8), pushes: pushes + 1 });
-                open.push(Reverse((priority(pushes + 1, bound), nodes.len() as u32 - 1)));
+            }
+            // The child's occupancy, undone after this candidate push.
+            occupied[boxed as usize] = false;
+            occupied[to] = true;
+            let frozen = tables.is_freeze_deadlock(to, &occupied);
+            let player = if frozen { 0 } else { child_region.flood(&neighbours, &walls, &occupied, from) };
+            occupied[to] = false;
+            occupied[boxed as usize] = true;
+            if frozen {
+                continue;
+            }
+            let mut next: Box<[u16]> = boxes.clone();
+            next[slot] = to as u16;
+            next.sort_unstable();
+            if !first_visit(&mut seen, tables.hash(&next, player), pushes + steps.len() as u32, reopen) {
+                continue;
+            }
+            let Some(bound) = tables.lower_bound(&next) else { continue };
+            let count = pushes + steps.len() as u32;
+            open.push(Reverse((priority(count, bound, &next), nodes.len() as u32)));
+            let path = if steps.len() == 1 { u32::MAX } else { paths.len() as u32 };
+            nodes.push(Node { boxes: next, player, parent: index, push: *steps.last().unwrap(), pushes: count, path });
+            if steps.len() > 1 {
+                paths.push(steps);
             }
         }
     }
-    Outcome::Unsolvable
+    (!macros_only).then_some(Outcome::Unsolvable)
+}
+
+/// Tunnel macro: a box just pushed from `from` to `to` into a one-wide corridor, with the
+/// player in the corridor behind it, is pushed on (appending to `steps`) until it leaves the
+/// corridor, reaches a goal or is blocked. Returns the last push's (from, to).
+fn follow_tunnel(board: &Board, occupied: &[bool], (mut from, mut to): (usize, usize), direction: usize, steps: &mut Vec<(u16, u8)>) -> (usize, usize) {
+    let across = if direction < 2 { [2, 3] } else { [0, 1] };
+    let wall = |cell: u16| cell == NONE || board.walls[cell as usize];
+    let narrow = |cell: usize| across.iter().all(|&side| wall(board.neighbours[cell][side]));
+    while !board.goals[to] && narrow(to) && narrow(from) {
+        let further = board.neighbours[to][direction];
+        if wall(further) || occupied[further as usize] || board.dead[further as usize] {
+            break;
+        }
+        steps.push((to as u16, direction as u8));
+        (from, to) = (to, further as usize);
+    }
+    (from, to)
+}
+
+/// The pushes (box cell before each, direction) that bring the box on `from` to `target`, the
+/// other boxes (`occupied`) staying put and the player starting in `region`; breadth-first over
+/// (box cell, side of the box the player is on), so the fewest pushes.
+#[allow(clippy::too_many_arguments)]
+fn push_path(neighbours: &[[u16; 4]], walls: &[bool], dead: &[bool], occupied: &mut [bool], region: &Region, from: usize, target: usize, scratch: &mut Region) -> Option<Vec<(u16, u8)>> {
+    let size = walls.len();
+    // For each (cell, side): the state it came from and the push's direction (u8::MAX: start).
+    let mut came: Vec<[(u16, u8, u8); 4]> = vec![[(NONE, 0, 0); 4]; size];
+    let mut queue = std::collections::VecDeque::new();
+    for side in 0..4 {
+        let at = neighbours[from][side];
+        if at != NONE && region.contains(at as usize) {
+            came[from][side] = (from as u16, side as u8, u8::MAX);
+            queue.push_back((from, side));
+        }
+    }
+    occupied[from] = false;
+    let mut found = None;
+    'search: while let Some((boxed, side)) = queue.pop_front() {
+        let direction = side ^ 1; // the player pushes away from its side
+        let to = neighbours[boxed][direction];
+        if to == NONE || walls[to as usize] || occupied[to as usize] || dead[to as usize] {
+            continue;
+        }
+        let to = to as usize;
+        occupied[to] = true;
+        scratch.flood(neighbours, walls, occupied, boxed);
+        occupied[to] = false;
+        for new_side in 0..4 {
+            let at = neighbours[to][new_side];
+            if at != NONE && scratch.contains(at as usize) && came[to][new_side].0 == NONE {
+                came[to][new_side] = (boxed as u16, side as u8, direction as u8);
+                if to == target {
+                    found = Some((to, new_side));
+                    break 'search;
+                }
+                queue.push_back((to, new_side));
+            }
+        }
+    }
+    occupied[from] = true;
+    let (mut cell, mut side) = found?;
+    let mut path = Vec::new();
+    loop {
+        let (previous, previous_side, direction) = came[cell][side];
+        if direction == u8::MAX {
+            break;
+        }
+        path.push((previous, direction));
+        (cell, side) = (previous as usize, previous_side as usize);
+    }
+    path.reverse();
+    Some(path)
 }
 
 /// Turns the chain of pushes ending at `index` into LURD and replays it on the level.
-fn replay(level: &Level, nodes: &[Node], mut index: u32) -> Option<Outcome> {
+fn replay(level: &Level, nodes: &[Node], paths: &[Vec<(u16, u8)>], mut index: u32) -> Option<Outcome> {
     let mut pushes = Vec::new();
     while nodes[index as usize].parent != u32::MAX {
-        pushes.push(nodes[index as usize].push);
+        match nodes[index as usize].path {
+            u32::MAX => pushes.push(nodes[index as usize].push),
+            path => pushes.extend(paths[path as usize].iter().rev()),
+        }
         index = nodes[index as usize].parent;
     }
     let mut game = Game::new(level.clone());
@@ -335,7 +612,46 @@ pub fn verify(level: &Level, lurd: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
     use crate::games::sokoban::level::parse_collection;
+
+    /// Solved or proven unsolvable within a second, else None.
+    fn verdict(level: &Level, techniques: Techniques) -> Option<bool> {
+        let deadline = Instant::now() + std::time::Duration::from_secs(1);
+        match solve_with(level, Some(deadline), &AtomicBool::new(false), techniques) {
+            Outcome::Solved { lurd, .. } => {
+                assert!(verify(level, &lurd), "level {}", level.title);
+                Some(true)
+            }
+            Outcome::Unsolvable => Some(false),
+            Outcome::OutOfTime => None,
+        }
+    }
+
+    /// PI-corral pruning and goal macros never turn a solvable position into "unsolvable" (nor
+    /// the reverse): positions reached by random walks on the small Microban levels, many of
+    /// them deadlocked, get the same answer with the techniques on and off.
+    #[test]
+    fn pruning_never_changes_whether_a_position_is_solvable() {
+        let levels = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(16);
+        let plain = Techniques { pi_corrals: false, goal_macros: false, fewest_pushes: false };
+        let full = Techniques { pi_corrals: true, goal_macros: true, fewest_pushes: false };
+        let (mut solvable, mut unsolvable) = (0, 0);
+        for level in levels.iter().filter(|l| l.boxes.iter().filter(|&&b| b).count() <= 5).take(80) {
+            for _ in 0..4 {
+                let mut game = Game::new(level.clone());
+                for _ in 0..rng.gen_range(10..60) {
+                    game.step(rng.gen_range(0..4));
+                }
+                let position = game.position.clone();
+                let (Some(without), Some(with)) = (verdict(&position, plain), verdict(&position, full)) else { continue };
+                assert_eq!(with, without, "level {} after {}", level.title, game.lurd());
+                if with { solvable += 1 } else { unsolvable += 1 }
+            }
+        }
+        assert!(solvable >= 20 && unsolvable >= 10, "too few positions compared: {solvable} solvable, {unsolvable} not");
+    }
 
     #[test]
     fn solves_first_microban_levels_with_verified_solutions() {
@@ -372,6 +688,107 @@ mod tests {
             }
         }}}}
         assert_eq!(minimum_matching(&cost, 4), Some(best));
+    }
+
+    /// The board tables, the boxes and the player's region of a level's start.
+    fn start(text: &str) -> (Level, Vec<[u16; 4]>, Vec<bool>, Vec<bool>, Region) {
+        let level = parse_collection(text).unwrap().remove(0);
+        let (neighbours, walls, dead) = board_tables(&level);
+        let mut region = Region::new(walls.len());
+        region.flood(&neighbours, &walls, &level.boxes, level.player);
+        (level, neighbours, walls, dead, region)
+    }
+
+    /// Fewest pushes by plain breadth-first search over (boxes, player's area), nothing pruned.
+    fn fewest_pushes_by_brute_force(level: &Level) -> Option<usize> {
+        let size = level.width * level.height;
+        let key = |boxes: &[bool], player: usize| {
+            let area = level.reachable(player, |c| level.walls[c] || boxes[c]);
+            (boxes.to_vec(), (0..size).find(|&c| area[c]).unwrap())
+        };
+        let mut seen = HashSet::from([key(&level.boxes, level.player)]);
+        let mut layer = vec![(level.boxes.clone(), level.player)];
+        for pushes in 0.. {
+            if layer.is_empty() {
+                return None;
+            }
+            let mut next_layer = Vec::new();
+            for (boxes, player) in layer {
+                if (0..size).all(|c| !boxes[c] || level.goals[c]) {
+                    return Some(pushes);
+                }
+                let area = level.reachable(player, |c| level.walls[c] || boxes[c]);
+                for cell in (0..size).filter(|&c| boxes[c]) {
+                    for direction in 0..4 {
+                        let (Some(behind), Some(to)) = (level.neighbour(cell, direction ^ 1), level.neighbour(cell, direction)) else { continue };
+                        if area[behind] && !level.walls[to] && !boxes[to] {
+                            let mut moved = boxes.clone();
+                            (moved[cell], moved[to]) = (false, true);
+                            if seen.insert(key(&moved, cell)) {
+                                next_layer.push((moved, cell));
+                            }
+                        }
+                    }
+                }
+            }
+            layer = next_layer;
+        }
+        unreachable!()
+    }
+
+    #[test]
+    fn fewest_pushes_matches_brute_force() {
+        let levels = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap();
+        let cancel = AtomicBool::new(false);
+        let mut compared = 0;
+        for level in levels.iter().filter(|l| l.boxes.iter().filter(|&&b| b).count() <= 3).take(12) {
+            let Outcome::Solved { lurd, pushes, .. } = solve_fewest_pushes(level, None, &cancel) else { panic!("level {}", level.title) };
+            assert!(verify(level, &lurd));
+            assert_eq!(Some(pushes), fewest_pushes_by_brute_force(level), "level {}", level.title);
+            let Outcome::Solved { pushes: greedy, .. } = solve(level, None, &cancel) else { panic!("level {}", level.title) };
+            assert!(pushes <= greedy, "level {}", level.title);
+            compared += 1;
+        }
+        assert!(compared >= 8, "{compared}");
+    }
+
+    #[test]
+    fn tunnel_macro_pushes_through_a_corridor_and_stops_at_its_end() {
+        let (level, neighbours, walls, dead, _) = start("###########\n#@$     . #\n#### ######\n   ###\n");
+        let board = Board { neighbours: &neighbours, walls: &walls, goals: &level.goals, dead: &dead };
+        let cell = |x: usize| level.width + x;
+        let mut occupied = level.boxes.clone();
+        // The box goes from 2 to 3; the corridor runs on to the goal at 8, but cell 4 has an
+        // opening below, so the macro stops with the box on 4 (the corridor's end).
+        let mut steps = vec![(cell(2) as u16, 3)];
+        assert_eq!(follow_tunnel(&board, &occupied, (cell(2), cell(3)), 3, &mut steps), (cell(3), cell(4)));
+        assert_eq!(steps, vec![(cell(2) as u16, 3), (cell(3) as u16, 3)]);
+        // From 5 on, it runs to the goal and stops there.
+        occupied[cell(2)] = false;
+        let mut steps = vec![(cell(5) as u16, 3)];
+        assert_eq!(follow_tunnel(&board, &occupied, (cell(5), cell(6)), 3, &mut steps), (cell(7), cell(8)));
+        assert_eq!(steps.len(), 3);
+        // A box in the way stops it.
+        occupied[cell(7)] = true;
+        let mut steps = vec![(cell(5) as u16, 3)];
+        assert_eq!(follow_tunnel(&board, &occupied, (cell(5), cell(6)), 3, &mut steps), (cell(5), cell(6)));
+        assert_eq!(steps.len(), 1);
+    }
+
+    #[test]
+    fn goal_macro_finds_the_fewest_pushes_around_other_boxes() {
+        let (level, neighbours, walls, dead, region) = start("#######\n#     #\n# $#  #\n#@ $ .#\n#  . ##\n#######\n");
+        let at = |x: usize, y: usize| y * level.width + x;
+        let mut occupied = level.boxes.clone();
+        let mut scratch = Region::new(walls.len());
+        let path = push_path(&neighbours, &walls, &dead, &mut occupied, &region, at(3, 3), at(5, 3), &mut scratch).unwrap();
+        assert_eq!(path, vec![(at(3, 3) as u16, 3), (at(4, 3) as u16, 3)]);
+        assert_eq!(occupied, level.boxes, "the boxes are as they were");
+        // The box at (2,2) cannot go right (a wall) nor along row 3 (a box): down, down, right.
+        let path = push_path(&neighbours, &walls, &dead, &mut occupied, &region, at(2, 2), at(3, 4), &mut scratch).unwrap();
+        assert_eq!(path, vec![(at(2, 2) as u16, 1), (at(2, 3) as u16, 1), (at(2, 4) as u16, 3)]);
+        // No way into a wall-locked corner.
+        assert_eq!(push_path(&neighbours, &walls, &dead, &mut occupied, &region, at(3, 3), at(1, 1), &mut scratch), None);
     }
 
     #[test]

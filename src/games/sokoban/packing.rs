@@ -1,0 +1,136 @@
+//! Goal-room packing order: in which order the goals should be filled so that no box placed
+//! early blocks the way to a goal filled later.
+//!
+//! Found backwards from the solved position (every goal holding a box): again and again, take
+//! out a box that the player can reach and pull off the goals, to a cell that is no goal, with
+//! the boxes still on goals in the way. The order of taking out, reversed, is an order in which
+//! boxes can be pushed in. The search uses it as guidance only (a penalty for boxes that sit on
+//! goals out of turn), never as a rule, so a wrong or missing order costs time, not solutions.
+
+use std::collections::VecDeque;
+
+use super::solver::NONE;
+
+/// The goals (cells) in the order they should be filled, or None when taking the boxes out of
+/// the solved position gets stuck (then no order is used).
+pub(super) fn packing_order(neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], player: usize) -> Option<Vec<u16>> {
+    let size = walls.len();
+    if goals[player] {
+        return None; // the player would stand on a box in the solved position
+    }
+    let mut occupied: Vec<bool> = goals.to_vec();
+    let mut remaining: Vec<usize> = (0..size).filter(|&c| goals[c]).collect();
+    let mut taken_out = Vec::with_capacity(remaining.len());
+    while !remaining.is_empty() {
+        let region = flood(neighbours, walls, &occupied, player);
+        // Prefer the box the player reaches first (nearest the way in): it is the last to fill.
+        let slot = remaining
+            .iter()
+            .enumerate()
+            .filter(|&(_, &g)| neighbours[g].iter().any(|&n| n != NONE && region[n as usize] < u32::MAX))
+            .min_by_key(|&(_, &g)| neighbours[g].iter().filter(|&&n| n != NONE).map(|&n| region[n as usize]).min())
+            .map(|(slot, _)| slot)
+            .filter(|&slot| can_take_out(neighbours, walls, goals, &occupied, remaining[slot], &region))
+            .or_else(|| (0..remaining.len()).find(|&slot| can_take_out(neighbours, walls, goals, &occupied, remaining[slot], &region)))?;
+        let goal = remaining.swap_remove(slot);
+        occupied[goal] = false;
+        taken_out.push(goal as u16);
+    }
+    taken_out.reverse();
+    Some(taken_out)
+}
+
+/// Walking distance from `start` to every cell (u32::MAX: unreachable) around the `occupied` cells.
+fn flood(neighbours: &[[u16; 4]], walls: &[bool], occupied: &[bool], start: usize) -> Vec<u32> {
+    let mut distance = vec![u32::MAX; walls.len()];
+    let mut queue = VecDeque::from([start]);
+    distance[start] = 0;
+    while let Some(cell) = queue.pop_front() {
+        for &next in &neighbours[cell] {
+            let n = next as usize;
+            if next != NONE && !walls[n] && !occupied[n] && distance[n] == u32::MAX {
+                distance[n] = distance[cell] + 1;
+                queue.push_back(n);
+            }
+        }
+    }
+    distance
+}
+
+/// Whether the box on `goal` can be pulled to a non-goal cell, the other `occupied` cells in
+/// the way, starting with the player somewhere in `region`.
+fn can_take_out(neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], occupied: &[bool], goal: usize, region: &[u32]) -> bool {
+    let size = walls.len();
+    let mut others = occupied.to_vec();
+    others[goal] = false;
+    let free = |cell: u16, others: &[bool]| cell != NONE && !walls[cell as usize] && !others[cell as usize];
+    // States: (box cell, side of the box the player stands on).
+    let mut seen = vec![[false; 4]; size];
+    let mut queue = VecDeque::new();
+    for side in 0..4 {
+        let at = neighbours[goal][side];
+        if at != NONE && region[at as usize] < u32::MAX {
+            seen[goal][side] = true;
+            queue.push_back((goal, side));
+        }
+    }
+    while let Some((boxed, side)) = queue.pop_front() {
+        // Pull: the player steps away from the box on its side, the box follows.
+        let player = neighbours[boxed][side];
+        let step = neighbours[player as usize][side];
+        if !free(step, &others) {
+            continue;
+        }
+        let new_box = player as usize;
+        if !goals[new_box] {
+            return true;
+        }
+        others[new_box] = true;
+        let reach = flood(neighbours, walls, &others, step as usize);
+        others[new_box] = false;
+        for new_side in 0..4 {
+            let at = neighbours[new_box][new_side];
+            if at != NONE && reach[at as usize] < u32::MAX && !seen[new_box][new_side] {
+                seen[new_box][new_side] = true;
+                queue.push_back((new_box, new_side));
+            }
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::sokoban::level::parse_collection;
+    use crate::games::sokoban::solver::board_tables;
+
+    #[test]
+    fn a_goal_column_fills_from_its_dead_end() {
+        // Microban 153: ten goals in a dead-end column open at the bottom. The top goal must be
+        // filled first and the two goals by the opening last.
+        let levels = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap();
+        let level = &levels[152];
+        let (neighbours, walls, _) = board_tables(level);
+        let order = packing_order(&neighbours, &walls, &level.goals, level.player).expect("an order exists");
+        let at = |x: usize, y: usize| (y * level.width + x) as u16;
+        assert_eq!(order.len(), 10);
+        assert_eq!(order[0], at(1, 1));
+        assert!(order[..6].iter().enumerate().all(|(i, &g)| g == at(1, 1 + i as usize)), "{order:?}");
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..walls.len()).filter(|&c| level.goals[c]).map(|c| c as u16).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn no_order_when_the_boxes_cannot_be_taken_out() {
+        // The player is shut in behind the goal: in the solved position, pulling the box off it
+        // needs a cell behind the player, and there is a wall.
+        let level = parse_collection("#####\n#@.$#\n#####\n").unwrap().remove(0);
+        let (neighbours, walls, _) = board_tables(&level);
+        assert_eq!(packing_order(&neighbours, &walls, &level.goals, level.player), None);
+        let room = parse_collection("#######\n#.   .#\n#  @  #\n#$   $#\n#######\n").unwrap().remove(0);
+        let (neighbours, walls, _) = board_tables(&room);
+        assert_eq!(packing_order(&neighbours, &walls, &room.goals, room.player).map(|o| o.len()), Some(2));
+    }
+}

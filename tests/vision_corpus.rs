@@ -26,16 +26,7 @@ fn photo_labels() -> BTreeMap<String, Vec<String>> {
 
 /// The misread squares as "(row,col) truth->read".
 fn misreads(got: &[String], want: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    for r in 0..8 {
-        for c in 0..8 {
-            let (g, w) = (got[r].as_bytes()[c] as char, want[r].as_bytes()[c] as char);
-            if g != w {
-                out.push(format!("({r},{c}) {w}->{g}"));
-            }
-        }
-    }
-    out
+    common::grid_differences(got, want).into_iter().map(|(r, c, g, w)| format!("({r},{c}) {w}->{g}")).collect()
 }
 
 #[test]

@@ -20,6 +20,8 @@
 //! `BOARDWATCH_RENDERED_SCENES` sets the number of scenes, `BOARDWATCH_RENDERED_PALETTE=four-colour|wooden|unseen`
 //! runs one family only, `BOARDWATCH_RENDERED_FIRST` sets the first scene).
 
+mod common;
+
 use boardwatch::draughts::bitboard::square;
 use boardwatch::draughts::{Position, Variant};
 use boardwatch::synth::{random_position, random_scene, render_frame, unseen_board_scene, Palette, RgbImage, Scene};
@@ -143,16 +145,7 @@ impl Tally {
 }
 
 fn differences(read: &[String], truth: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    for r in 0..8 {
-        for c in 0..8 {
-            let (a, b) = (read[r].as_bytes()[c] as char, truth[r].as_bytes()[c] as char);
-            if a != b {
-                out.push(format!("({r},{c}) read {a} is {b}"));
-            }
-        }
-    }
-    out
+    common::grid_differences(read, truth).into_iter().map(|(r, c, a, b)| format!("({r},{c}) read {a} is {b}")).collect()
 }
 
 /// The largest distance of a found corner from the true one, in squares (the side of the

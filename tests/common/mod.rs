@@ -30,3 +30,18 @@ pub fn load_lossy(path: &Path) -> String {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     String::from_utf8_lossy(&bytes).into_owned()
 }
+
+/// The squares where two 8x8 grids of letters differ: (row, col, letter in `read`, letter in
+/// `truth`).
+pub fn grid_differences(read: &[String], truth: &[String]) -> Vec<(usize, usize, char, char)> {
+    let mut out = Vec::new();
+    for r in 0..8 {
+        for c in 0..8 {
+            let (a, b) = (read[r].as_bytes()[c] as char, truth[r].as_bytes()[c] as char);
+            if a != b {
+                out.push((r, c, a, b));
+            }
+        }
+    }
+    out
+}

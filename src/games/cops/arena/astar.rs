@@ -45,7 +45,7 @@ impl Terrain {
             }
         }
         for gate in &state.gates {
-            let squares: Vec<usize> = gate.squares.iter().map(|&p| terrain.index(p)).collect();
+            let squares = terrain.indices(&gate.squares);
             for &i in &squares {
                 terrain.gate[i] = true;
             }
@@ -56,6 +56,11 @@ impl Terrain {
 
     pub fn from_board(board: &Board) -> Terrain {
         Terrain::from_state(&board.view(), board.params.n)
+    }
+
+    /// The cells of several squares (the policemen's, say), in order.
+    pub fn indices(&self, squares: &[Pos]) -> Vec<usize> {
+        squares.iter().map(|&p| self.index(p)).collect()
     }
 
     pub fn index(&self, p: Pos) -> usize {
@@ -388,7 +393,7 @@ impl Player for AStarThief {
     fn plan(&mut self, states: &[State], _deadline: Instant) -> Result<Plan, String> {
         let state = states.last().ok_or("no state to plan from")?;
         let terrain = Terrain::from_state(state, self.params.n);
-        let police: Vec<usize> = state.police.iter().map(|&p| terrain.index(p)).collect();
+        let police = terrain.indices(&state.police);
         Ok(vec![thief_plan(&terrain, terrain.index(state.thief), &police, self.params.k as usize, &self.tuning)])
     }
 }
@@ -413,7 +418,7 @@ impl Player for AStarPolice {
     fn plan(&mut self, states: &[State], _deadline: Instant) -> Result<Plan, String> {
         let state = states.last().ok_or("no state to plan from")?;
         let terrain = Terrain::from_state(state, self.params.n);
-        let police: Vec<usize> = state.police.iter().map(|&p| terrain.index(p)).collect();
+        let police = terrain.indices(&state.police);
         Ok(police_plan(&terrain, terrain.index(state.thief), &police, self.params.k as usize, &self.tuning))
     }
 }
@@ -467,7 +472,7 @@ mod tests {
     fn policemen_spread_over_different_targets_and_guard_a_threatened_gate() {
         let s = state([3, 5], vec![[9, 0], [9, 9], [0, 0], [5, 9], [9, 5]], vec![vec![[0, 8], [0, 9]]], vec![]);
         let terrain = Terrain::from_state(&s, 10);
-        let police: Vec<usize> = s.police.iter().map(|&p| terrain.index(p)).collect();
+        let police = terrain.indices(&s.police);
         let targets = police_targets(&terrain, terrain.index([3, 5]), &police, &PoliceTuning::default());
         let mut distinct = targets.clone();
         distinct.sort();

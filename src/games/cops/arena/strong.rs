@@ -102,7 +102,7 @@ fn value(board: &Board) -> f64 {
     }
     let terrain = Terrain::from_board(board);
     let thief = terrain.index(board.thief);
-    let police: Vec<usize> = board.police.iter().map(|&p| terrain.index(p)).collect();
+    let police = terrain.indices(&board.police);
     let (target, from_police) = thief_target(&terrain, thief, &police, &ThiefTuning::default());
     let t_max = params.t_max as f64;
     let now = board.t as f64;
@@ -131,7 +131,7 @@ fn simulate(mut board: Board, thief_moves: &[Move], police_moves: &Plan, rng: &m
         if step > 0 && step % k == 0 {
             let terrain = Terrain::from_board(&board);
             let thief = terrain.index(board.thief);
-            let police: Vec<usize> = board.police.iter().map(|&p| terrain.index(p)).collect();
+            let police = terrain.indices(&board.police);
             thief_plan_now = thief_plan(&terrain, thief, &police, k, &thief_tuning);
             police_plan_now = police_plan(&terrain, thief, &police, k, &police_tuning);
         }
@@ -208,7 +208,7 @@ impl Player for StrongThief {
         let k = self.params.k as usize;
         let terrain = Terrain::from_state(&state, self.params.n);
         let thief = terrain.index(state.thief);
-        let police: Vec<usize> = state.police.iter().map(|&p| terrain.index(p)).collect();
+        let police = terrain.indices(&state.police);
         let tuning = ThiefTuning::default();
         let from_police = terrain.distances(&police, |i| terrain.police_can_enter(i));
         let mut candidates = vec![thief_plan(&terrain, thief, &police, k, &tuning), vec![Move::Stay; k]];
@@ -285,7 +285,7 @@ impl Player for StrongPolice {
         let k = self.params.k as usize;
         let terrain = Terrain::from_state(&state, self.params.n);
         let thief = terrain.index(state.thief);
-        let police: Vec<usize> = state.police.iter().map(|&p| terrain.index(p)).collect();
+        let police = terrain.indices(&state.police);
         let base = PoliceTuning::default();
         let variants = [
             base,

@@ -10,6 +10,8 @@
 //! `video`: the ray-traced recording through the per-frame pipeline; on every
 //! `start`/`ply-N` frame the reading in board coordinates must equal the truth,
 //! and `hand-N` frames must be unstable.
+//! `squares IMAGE [--palette P]`: every dark square's features and reading, palette alone, for
+//! looking into why a start position does not calibrate.
 //! `fit-seed`: fit the seed palette on the recording's still frames (even plies
 //! for training by default, so odd plies stay held out).
 use std::collections::BTreeMap;
@@ -40,8 +42,34 @@ fn run() -> R<()> {
         Some("photos") => photos(&args),
         Some("video") => video(&args),
         Some("fit-seed") => fit_seed(&args),
-        _ => Err("usage: vision_eval photos|video|fit-seed [options]".into()),
+        Some("squares") => squares(&args),
+        _ => Err("usage: vision_eval photos|video|fit-seed|squares [options]".into()),
     }
+}
+
+fn squares(args: &[String]) -> R<()> {
+    let file = args.get(2).ok_or("usage: vision_eval squares IMAGE [--palette P]")?;
+    let palette = ColourModel::named(&opt(args, "--palette").unwrap_or("wooden".into()))?;
+    let img = source::read_image(Path::new(file))?;
+    let loc = locate_board(&img, None)?;
+    let rect = rectify(&img, &loc)?;
+    let lean = CameraPose::from_location(&loc).map(|p| p.lean(palette.piece_height as f64));
+    let bf = board_features_with(&rect, lean.as_ref())?;
+    let reading = classify_features(&bf, &palette);
+    println!("{:>5}  {}  centre  read", "sq", classify::FEATURE_NAMES.map(|n| format!("{n:>9}")).join(""));
+    for r in 0..8 {
+        for c in (0..8).filter(|&c| bf.is_dark(r, c)) {
+            let sq = &bf.squares[r][c];
+            let f: String = sq.f.iter().map(|v| format!("{v:>9.3}")).collect();
+            let rd = &reading.squares[r][c];
+            println!("({r},{c})  {f}  {:?}  {} {:.2}", sq.centre, rd.class.letter(), rd.confidence);
+        }
+    }
+    match palette.calibrate(&bf) {
+        Ok((_, side)) => println!("calibrates: White's home {side:?}"),
+        Err(e) => println!("does not calibrate: {e}"),
+    }
+    Ok(())
 }
 
 const SHARED: &str = "../shared/data";

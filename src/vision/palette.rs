@@ -504,6 +504,83 @@ impl ColourModel {
     /// This model moved to the colours of a start position (`labels`: its dark
     /// squares), leaving out the squares `skip`.
     fn learn_start(&self, bf: &BoardFeatures, labels: &[(usize, usize, ColourClass)], skip: &[(usize, usize)]) -> Result<ColourModel> {
+        let extended;
+        let this = match self.with_session_features(bf, labels, skip)? {
+            Some(m) => {
+                extended = m;
+                &extended
+            }
+            None => self,
+        };
+        this.learn_start_on(bf, labels, skip)
+    }
+
+    /// The features this model does not use (a palette made for another set leaves out what
+    /// did not help there: the wooden palette reads no colour) that tell this start position's
+    /// classes apart by far: dark-blue men on dark-blue squares differ from them only in hue.
+    /// Returns this model with those features added, their spread the session's own (never
+    /// under `SESSION_FEATURE_FLOOR`) and uncorrelated with the rest, or `None` when no unused
+    /// feature separates the start's classes. Palettes whose kings have colours of their own
+    /// are left as they are: the start shows no king to learn a new feature's value from.
+    fn with_session_features(&self, bf: &BoardFeatures, labels: &[(usize, usize, ColourClass)], skip: &[(usize, usize)]) -> Result<Option<ColourModel>> {
+        if self.distinct_kings() {
+            return Ok(None);
+        }
+        let kept = |r: usize, c: usize| !skip.contains(&(r, c));
+        let values = |k: usize, cls: ColourClass| -> Vec<f32> {
+            labels.iter().filter(|l| l.2 == cls && kept(l.0, l.1)).map(|l| bf.squares[l.0][l.1].f[k]).collect()
+        };
+        let light_values = |k: usize| -> Vec<f32> {
+            (0..8)
+                .flat_map(|r| (0..8).map(move |c| (r, c)))
+                .filter(|&(r, c)| !bf.is_dark(r, c) && kept(r, c))
+                .map(|(r, c)| bf.squares[r][c].f[k])
+                .collect()
+        };
+        let mut extra = Vec::new();
+        for k in (0..FEATURE_NAMES.len()).filter(|k| !self.idx.contains(k)) {
+            let floor = SESSION_FEATURE_FLOOR[k];
+            let classes = [values(k, ColourClass::Empty), values(k, ColourClass::DarkMan), values(k, ColourClass::LightMan)];
+            let stats: Vec<(f32, f32)> = classes.iter().map(|v| mean_var(v, floor)).collect();
+            let separation = |a: (f32, f32), b: (f32, f32)| (a.0 - b.0).abs() / ((a.1 + b.1) / 2.0).sqrt();
+            let widest = separation(stats[0], stats[1]).max(separation(stats[0], stats[2])).max(separation(stats[1], stats[2]));
+            if widest >= SESSION_FEATURE_SEPARATION {
+                extra.push((k, [stats[0], stats[1], stats[2], mean_var(&light_values(k), floor)]));
+            }
+        }
+        if extra.is_empty() {
+            return Ok(None);
+        }
+        let mut m = self.clone();
+        let grow = |class: &mut ClassModel, added: &[(f32, f32)]| {
+            let d = class.mean.len();
+            let d2 = d + added.len();
+            for row in class.cov.iter_mut() {
+                row.resize(d2, 0.0);
+            }
+            for (i, &(mean, var)) in added.iter().enumerate() {
+                class.mean.push(mean);
+                let mut row = vec![0.0; d2];
+                row[d + i] = var;
+                class.cov.push(row);
+            }
+        };
+        let pick = |slot: usize| -> Vec<(f32, f32)> { extra.iter().map(|e| e.1[slot]).collect() };
+        grow(&mut m.empty_dark, &pick(0));
+        grow(&mut m.dark_man, &pick(1));
+        grow(&mut m.light_man, &pick(2));
+        grow(&mut m.empty_light, &pick(3));
+        // More features make every distance longer: "like nothing known" keeps its meaning per feature.
+        m.unknown_mahal2 *= (self.idx.len() + extra.len()) as f32 / self.idx.len() as f32;
+        for (k, _) in &extra {
+            m.features.push(FEATURE_NAMES[*k].to_string());
+            m.ridge.push(SESSION_FEATURE_FLOOR[*k]);
+        }
+        m.prepare()?;
+        Ok(Some(m))
+    }
+
+    fn learn_start_on(&self, bf: &BoardFeatures, labels: &[(usize, usize, ColourClass)], skip: &[(usize, usize)]) -> Result<ColourModel> {
         let kept = |r: usize, c: usize| !skip.contains(&(r, c));
         let sel = |cls: ColourClass| -> Vec<Vec<f32>> {
             labels.iter().filter(|l| l.2 == cls && kept(l.0, l.1)).map(|l| self.select(&bf.squares[l.0][l.1])).collect()
@@ -590,6 +667,23 @@ impl ColourModel {
         out
     }
 }
+
+/// Mean and variance of `v` (the variance never under `floor` squared).
+fn mean_var(v: &[f32], floor: f32) -> (f32, f32) {
+    let n = v.len().max(1) as f32;
+    let mean = v.iter().sum::<f32>() / n;
+    let var = v.iter().map(|x| (x - mean) * (x - mean)).sum::<f32>() / (n - 1.0).max(1.0);
+    (mean, var.max(floor * floor))
+}
+
+/// Least spread (standard deviation) a feature learnt from the start position alone is given,
+/// per feature of `FEATURE_NAMES`: a dozen squares under one lamp show less than a game will.
+/// Levels are in board-contrast units, colours in 8-bit Lab units.
+const SESSION_FEATURE_FLOOR: [f32; 9] = [0.08, 0.08, 3.0, 3.0, 0.05, 0.03, 0.03, 3.0, 3.0];
+
+/// How far apart (in their pooled spread) two of the start's classes must be for a feature the
+/// palette does not use to be learnt for the session.
+const SESSION_FEATURE_SEPARATION: f32 = 3.0;
 
 /// How far one accepted position moves a class of the session's colours (see `follow`).
 const FOLLOW_RATE: f32 = 0.15;
@@ -703,6 +797,49 @@ mod tests {
             model.follow(&board, &labels, &calibrated).unwrap();
         }
         assert!((model.dark_man.mean[level] - (before + 0.3)).abs() < 0.01, "{}", model.dark_man.mean[level]);
+    }
+
+    #[test]
+    fn a_start_told_apart_only_by_a_colour_the_palette_does_not_read_still_calibrates() {
+        let palette = ColourModel::wooden().unwrap();
+        assert!(!palette.features.iter().any(|f| f == "rel_b"), "the wooden palette reads no hue: that is what this test is about");
+        let labels = start_labels();
+        // Dark men that look like empty dark squares in every feature the palette reads, and
+        // differ from them only in hue (dark-blue men on dark-blue squares), with a little
+        // spread so that no class is a single point.
+        let mut board = board_like(&palette, &labels, 0.0);
+        let rel_b = FEATURE_NAMES.iter().position(|&n| n == "rel_b").unwrap();
+        let mut wobble = 0.0f32;
+        for r in 0..8 {
+            for c in 0..8 {
+                wobble = (wobble + 0.37) % 1.0;
+                if labels[r][c] == ColourClass::DarkMan {
+                    for (k, &i) in palette.idx.iter().enumerate() {
+                        board.squares[r][c].f[i] = palette.empty_dark.mean[k];
+                    }
+                    board.squares[r][c].f[rel_b] = 10.0 + wobble;
+                } else {
+                    board.squares[r][c].f[rel_b] = wobble - 0.5;
+                }
+            }
+        }
+        let skip: Vec<(usize, usize)> = Vec::new();
+        let start: Vec<_> = start_position(Side::Bottom, false);
+        let palette_features_only = palette.learn_start_on(&board, &start, &skip).unwrap();
+        assert!(
+            palette_features_only.contradictions(&board, &start).len() > CALIB_MAX_ODD,
+            "without the session's own features the start cannot be told apart"
+        );
+        let (model, _) = palette.calibrate(&board).expect("the hue is learnt from the start");
+        assert!(model.features.iter().any(|f| f == "rel_b"), "{:?}", model.features);
+        for r in 0..8 {
+            for c in 0..8 {
+                assert_eq!(model.read(&board.squares[r][c], board.is_dark(r, c)).class, labels[r][c], "square ({r},{c})");
+            }
+        }
+        // The learnt model is a palette file like any other (calibration files keep it).
+        let again = ColourModel::from_json(&model.to_json()).unwrap();
+        assert_eq!(again.features, model.features);
     }
 
     #[test]

@@ -10,6 +10,8 @@
 //! `video`: the ray-traced recording through the per-frame pipeline; on every
 //! `start`/`ply-N` frame the reading in board coordinates must equal the truth,
 //! and `hand-N` frames must be unstable.
+//! `rendered-frame SCENE K --out PNG`: frame K of unseen-board scene SCENE exactly as the rendered
+//! check (tests/vision_rendered.rs) draws it, its true corners, and where the board finder puts them.
 //! `squares IMAGE [--palette P]`: every dark square's features and reading, palette alone, for
 //! looking into why a start position does not calibrate.
 //! `fit-seed`: fit the seed palette on the recording's still frames (even plies
@@ -43,6 +45,7 @@ fn run() -> R<()> {
         Some("video") => video(&args),
         Some("fit-seed") => fit_seed(&args),
         Some("squares") => squares(&args),
+        Some("rendered-frame") => rendered_frame(&args),
         _ => Err("usage: vision_eval photos|video|fit-seed|squares [options]".into()),
     }
 }
@@ -69,6 +72,32 @@ fn squares(args: &[String]) -> R<()> {
         Ok((_, side)) => println!("calibrates: White's home {side:?}"),
         Err(e) => println!("does not calibrate: {e}"),
     }
+    Ok(())
+}
+
+fn rendered_frame(args: &[String]) -> R<()> {
+    use boardwatch::synth::{random_position, render_frame, unseen_board_scene};
+    use rand::{Rng, SeedableRng};
+    let usage = "usage: vision_eval rendered-frame SCENE K --out PNG";
+    let scene_seed: u64 = args.get(2).ok_or(usage)?.parse()?;
+    let k: usize = args.get(3).ok_or(usage)?.parse()?;
+    let scene = unseen_board_scene(scene_seed);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(scene_seed ^ 0x5eed);
+    let (mut grid, mut noise) = (random_position(boardwatch::draughts::Variant::English, 90, rng.gen()).to_grid(), rng.gen());
+    for _ in 0..k {
+        grid = random_position(boardwatch::draughts::Variant::English, 90, rng.gen()).to_grid();
+        noise = rng.gen();
+    }
+    let (image, truth) = render_frame(&scene, &grid, None, noise)?;
+    let frame = source::rgb_image_to_mat(&image)?;
+    if let Some(out) = opt(args, "--out") {
+        image.save(&out)?;
+        println!("wrote {out}");
+    }
+    println!("scene camera {:?}", scene.camera);
+    println!("true corners  {:?}", truth.corners);
+    let loc = locate_board(&frame, None)?;
+    println!("found corners {:?} by {:?}, lens k1 {:.3}", loc.corners, loc.method, loc.lens.k1);
     Ok(())
 }
 

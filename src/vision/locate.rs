@@ -758,6 +758,7 @@ fn refine_full(gray: &Mat, h: &H3, lens: Lens, fit_lens_too: bool) -> Option<(H3
     if s2.len() < 12 {
         return None;
     }
+    let (s2, d2) = clean_corners(gray, &at, s2, d2);
     let ransac_px = (0.04 * sq).max(1.0);
     let (_, inl) = fit_h(&s2, &d2, ransac_px).ok()?;
     if inl.iter().filter(|x| **x).count() < 12 {
@@ -771,6 +772,60 @@ fn refine_full(gray: &Mat, h: &H3, lens: Lens, fit_lens_too: bool) -> Option<(H3
     }
     Some((nh, lens))
 }
+
+/// The inner corners that still look like the meeting point of four squares where they were
+/// found: the two diagonal pairs of quadrants around the corner alike, the pairs far apart. A
+/// corner half hidden by a man's side wall, its shadow or a highlight draws the sub-pixel
+/// search a few pixels off without wandering far, and on a small board crowded with tall men
+/// those few pixels, extrapolated out to the board's edge, put the outer corners a tenth of a
+/// square out. `at` maps board coordinates to the image (the lattice the corners were looked
+/// for on). Keeps them all when too few would be left to fit.
+fn clean_corners(gray: &Mat, at: &dyn Fn(f64, f64) -> (f64, f64), board: Vec<(f64, f64)>, img: Vec<(f64, f64)>) -> (Vec<(f64, f64)>, Vec<(f64, f64)>) {
+    let patch_mean = |x: f64, y: f64| -> Option<f32> {
+        let (cx, cy) = (x.round() as i32, y.round() as i32);
+        if cx < 1 || cy < 1 || cx + 1 >= gray.cols() || cy + 1 >= gray.rows() {
+            return None;
+        }
+        let mut sum = 0u32;
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                sum += *gray.at_2d::<u8>(cy + dy, cx + dx).ok()? as u32;
+            }
+        }
+        Some(sum as f32 / 9.0)
+    };
+    // (contrast between the diagonal pairs, the larger difference within a pair)
+    let quality = |&(u, v): &(f64, f64), &(x, y): &(f64, f64)| -> Option<(f32, f32)> {
+        let (x0, y0) = at(u, v);
+        let q = |du: f64, dv: f64| {
+            let (qx, qy) = at(u + du, v + dv);
+            patch_mean(qx - x0 + x, qy - y0 + y)
+        };
+        let d = CORNER_QUADRANT_OFFSET;
+        let (a, b, c, e) = (q(-d, -d)?, q(d, d)?, q(d, -d)?, q(-d, d)?);
+        Some((((a + b) - (c + e)).abs() / 2.0, (a - b).abs().max((c - e).abs())))
+    };
+    let measured: Vec<Option<(f32, f32)>> = board.iter().zip(&img).map(|(b, i)| quality(b, i)).collect();
+    let mut contrasts: Vec<f32> = measured.iter().flatten().map(|m| m.0).collect();
+    if contrasts.is_empty() {
+        return (board, img);
+    }
+    contrasts.sort_by(|a, b| a.total_cmp(b));
+    let typical = contrasts[contrasts.len() / 2];
+    let clean = |m: &Option<(f32, f32)>| m.is_some_and(|(contrast, unlike)| contrast >= 0.5 * typical && unlike <= 0.35 * contrast);
+    let kept = measured.iter().filter(|m| clean(m)).count();
+    if kept < MIN_CLEAN_CORNERS {
+        return (board, img);
+    }
+    board.into_iter().zip(img).zip(&measured).filter(|(_, m)| clean(m)).map(|(pair, _)| pair).unzip()
+}
+
+/// How far from an inner corner (in squares, along both lattice directions) its four quadrants
+/// are sampled: inside the sub-pixel search window, clear of the corner's own blur.
+const CORNER_QUADRANT_OFFSET: f64 = 0.12;
+
+/// Fewer clean corners than this: the lattice is fitted on all of them (a board mostly covered).
+const MIN_CLEAN_CORNERS: usize = 16;
 
 /// The lens under which the found inner corners (`img`, of lattice points `board`; `inlier`
 /// says which to trust) lie best on one projective lattice. Kept at none unless it explains
@@ -822,7 +877,8 @@ fn fit_lens(size: (i32, i32), board: &[(f64, f64)], img: &[(f64, f64)], inlier: 
     tracing::debug!("lens fit: k1 {k1:.3}, mean squared error {bent:.3} px² against {flat:.3} flat, {} corners", b.len());
     // Clearly better: the squared error at most LENS_RATIO of the flat lattice's, and the flat
     // lattice off by more than sub-pixel noise (0.005 square, squared).
-    if bent < LENS_RATIO * flat && flat > (0.005 * square_px).powi(2) {
+    let ratio = if k1 < 0.0 { BARREL_LENS_RATIO } else { LENS_RATIO };
+    if bent < ratio * flat && flat > (0.005 * square_px).powi(2) {
         Lens { k1 }
     } else {
         Lens::default()
@@ -837,6 +893,12 @@ const LENS_K1_MAX: f64 = 0.4;
 /// not quite flat: a lens fitted to that bent the edge squares and misread one more square of
 /// the 25 photos; a true wide-angle lens leaves well under a third.
 const LENS_RATIO: f64 = 0.4;
+
+/// The same for a barrel lens (k1 below zero), what the wide-angle lenses of webcams show. On a
+/// small board far from the image centre such a lens bends the inner corners by little more
+/// than their noise, and still puts the outer corners a tenth of a square out when ignored;
+/// the photos' warped board reads as a pincushion, which keeps the stricter ratio.
+const BARREL_LENS_RATIO: f64 = 0.75;
 
 /// How well a rectified board still shows the checker pattern where the cached
 /// homography says the squares are: the cheap per-frame check of a kept
@@ -917,6 +979,37 @@ mod tests {
 
     /// Points of a lattice seen through a lens: the fit finds the lens back, and a flat
     /// lattice gets none.
+    #[test]
+    fn a_slight_barrel_lens_on_a_small_board_is_kept_and_a_slight_pincushion_is_not() {
+        // A board of 40 px squares in a corner of the picture, the corners found with a third
+        // of a pixel of noise: the lens bends them by little more than that.
+        let size = (1280, 720);
+        let h: H3 = [[40.0, 4.0, 120.0], [-3.0, 38.0, 60.0], [0.00002, 0.00001, 1.0]];
+        let board: Vec<(f64, f64)> = (1..8).flat_map(|j| (1..8).map(move |i| (i as f64, j as f64))).collect();
+        let mut state = 12345u64;
+        let mut noise = || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((state >> 33) as f64 / (1u64 << 31) as f64 - 0.5) * 0.9
+        };
+        let noise: Vec<(f64, f64)> = board.iter().map(|_| (noise(), noise())).collect();
+        let found = |k1: f64| {
+            let lens = Lens { k1 };
+            let img: Vec<(f64, f64)> = board
+                .iter()
+                .zip(&noise)
+                .map(|(&(u, v), &(nx, ny))| {
+                    let (x, y) = h_apply(&h, u, v);
+                    let (x, y) = lens.distort(size, x, y);
+                    (x + nx, y + ny)
+                })
+                .collect();
+            fit_lens(size, &board, &img, &vec![true; board.len()], 40.0).k1
+        };
+        let barrel = found(-0.05);
+        assert!(barrel < -0.03, "barrel lens found {barrel}");
+        assert_eq!(found(0.06), 0.0, "a pincushion this slight is a warped board, not a lens");
+    }
+
     #[test]
     fn the_lens_is_told_by_the_bend_of_the_inner_corners() {
         let size = (1280, 720);

@@ -80,8 +80,26 @@ fn rendered_frame(args: &[String]) -> R<()> {
     use rand::{Rng, SeedableRng};
     let usage = "usage: vision_eval rendered-frame SCENE K --out PNG";
     let scene_seed: u64 = args.get(2).ok_or(usage)?.parse()?;
-    let k: usize = args.get(3).ok_or(usage)?.parse()?;
+    let which = args.get(3).ok_or(usage)?;
     let scene = unseen_board_scene(scene_seed);
+    if which == "start" {
+        // The start position the check calibrates on, with the same sensor noise.
+        let start = boardwatch::draughts::Position::start(&boardwatch::draughts::Variant::English.rules()).to_grid();
+        let (image, truth) = render_frame(&scene, &start, None, scene_seed.wrapping_mul(7919))?;
+        if let Some(out) = opt(args, "--out") {
+            image.save(&out)?;
+        }
+        println!("scene camera {:?}\ntrue corners  {:?}", scene.camera, truth.corners);
+        let frame = source::rgb_image_to_mat(&image)?;
+        let loc = locate_board(&frame, None)?;
+        println!("found corners {:?} by {:?}, lens k1 {:.3}", loc.corners, loc.method, loc.lens.k1);
+        match Calibration::from_image(&frame, &ColourModel::wooden()?, None, "start") {
+            Ok(_) => println!("calibrates"),
+            Err(e) => println!("does not calibrate: {e}"),
+        }
+        return Ok(());
+    }
+    let k: usize = which.parse()?;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(scene_seed ^ 0x5eed);
     let (mut grid, mut noise) = (random_position(boardwatch::draughts::Variant::English, 90, rng.gen()).to_grid(), rng.gen());
     for _ in 0..k {

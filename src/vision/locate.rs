@@ -296,10 +296,29 @@ pub fn locate_board(img: &Mat, previous: Option<&BoardLocation>) -> Result<Board
     // which samples fixed points of each square and is noisy by a few tenths on a bent board,
     // says a little less than for the coarse lattice.
     let margin = if lens.k1 != 0.0 { 0.3 } else { 0.05 };
-    let (hh, lens, s) = if sc2 >= sc1 - margin { (refined, lens, sc2) } else { (h_full, Lens::default(), sc1) };
+    // The score only guards against a refinement that slid onto another lattice: one that
+    // stayed on the coarse lattice (every outer corner within a third of a square of it) is the
+    // same board found more precisely, and the coarse lattice is a few pixels off at the
+    // corners (a tenth of a square and more on a small board).
+    let same_lattice = {
+        let coarse = BoardLocation::new(h_full, (w, h), sc1, method, Lens::default());
+        let fine = BoardLocation::new(refined, (w, h), sc2, method, lens);
+        let square = |c: &[[f32; 2]; 4]| (0..4).map(|k| dist(c[k], c[(k + 1) % 4])).sum::<f32>() / 32.0;
+        let shift = (0..4).map(|k| dist(coarse.corners[k], fine.corners[k])).fold(0.0, f32::max);
+        shift < SAME_LATTICE_SHIFT * square(&coarse.corners)
+    };
+    let (hh, lens, s) = if same_lattice || sc2 >= sc1 - margin { (refined, lens, sc2) } else { (h_full, Lens::default(), sc1) };
     tracing::debug!("board by {method:?}: score {sc:.2} (pattern {sc1:.2}), refined {sc2:.2}, lens k1 {:.3}", lens.k1);
     Ok(BoardLocation::new(hh, (w, h), s, method, lens))
 }
+
+fn dist(a: [f32; 2], b: [f32; 2]) -> f32 {
+    (a[0] - b[0]).hypot(a[1] - b[1])
+}
+
+/// A refined lattice whose outer corners all lie within this many squares of the coarse
+/// lattice's is the same lattice (the corner search window is under a fifth of a square).
+const SAME_LATTICE_SHIFT: f32 = 0.3;
 
 /// Below this the best candidate is not called a board.
 pub const ACCEPT_SCORE: f32 = 1.2;
@@ -877,8 +896,13 @@ fn fit_lens(size: (i32, i32), board: &[(f64, f64)], img: &[(f64, f64)], inlier: 
     tracing::debug!("lens fit: k1 {k1:.3}, mean squared error {bent:.3} px² against {flat:.3} flat, {} corners", b.len());
     // Clearly better: the squared error at most LENS_RATIO of the flat lattice's, and the flat
     // lattice off by more than sub-pixel noise (0.005 square, squared).
-    let ratio = if k1 < 0.0 { BARREL_LENS_RATIO } else { LENS_RATIO };
-    if bent < ratio * flat && flat > (0.005 * square_px).powi(2) {
+    // A barrel lens is kept when it explains the corners' bend beyond their noise (an F-test of
+    // the one more parameter: 2n coordinates, 9 fitted); a pincushion only when it explains
+    // most of the flat lattice's error, which must be more than sub-pixel noise (0.005 square).
+    let dof = (2 * b.len()) as f64 - 9.0;
+    let significance = if bent > 0.0 { (flat - bent) * dof / bent } else { f64::MAX };
+    let kept = if k1 < 0.0 { significance >= BARREL_LENS_F } else { bent < LENS_RATIO * flat && flat > (0.005 * square_px).powi(2) };
+    if kept {
         Lens { k1 }
     } else {
         Lens::default()
@@ -894,11 +918,12 @@ const LENS_K1_MAX: f64 = 0.4;
 /// the 25 photos; a true wide-angle lens leaves well under a third.
 const LENS_RATIO: f64 = 0.4;
 
-/// The same for a barrel lens (k1 below zero), what the wide-angle lenses of webcams show. On a
-/// small board far from the image centre such a lens bends the inner corners by little more
-/// than their noise, and still puts the outer corners a tenth of a square out when ignored;
-/// the photos' warped board reads as a pincushion, which keeps the stricter ratio.
-const BARREL_LENS_RATIO: f64 = 0.75;
+/// A barrel lens (k1 below zero: the wide-angle lenses of webcams) is kept when the F statistic
+/// of its one parameter reaches this (noise alone: about 1 in 500 fits). On a small or steeply
+/// tilted board crowded with men the bend is not much larger than the corners' noise, and yet,
+/// ignored, it puts the outer corners a tenth of a square out. The photos' warped board reads as
+/// a pincushion, which keeps `LENS_RATIO`.
+const BARREL_LENS_F: f64 = 10.0;
 
 /// How well a rectified board still shows the checker pattern where the cached
 /// homography says the squares are: the cheap per-frame check of a kept

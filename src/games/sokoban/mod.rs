@@ -15,6 +15,7 @@ pub mod files;
 pub mod game;
 pub mod level;
 mod corral;
+mod fess;
 mod packing;
 pub mod solver;
 

@@ -1,0 +1,371 @@
+//! FESS-style search (after Shoham and Schaeffer, "The FESS Algorithm: A Feature Based Approach
+//! to Single-Agent Search", 2020, the search of their solver Festival).
+//!
+//! Moves are *box moves*: one box pushed any number of times to any cell it can reach with the
+//! other boxes standing still (a breadth-first search over the box's cell and the side the player
+//! is on). Every position is projected onto a small *feature space*:
+//!
+//! * packing: how many goals are filled in the packing order (`packing.rs`), counted from the
+//!   first goal of the order up to the first empty one;
+//! * connectivity: into how many separate areas the boxes cut the free floor;
+//! * out of plan: boxes standing on goals whose turn in the packing order has not come.
+//!
+//! The search visits the non-empty cells of the feature space in turn (round-robin); in each it
+//! takes the unexpanded position with the least accumulated *weight* and expands it fully. A
+//! child's weight is its parent's plus the move's cost: 0 for a move that an *advisor* suggests
+//! (the packing advisor: the cheapest move that fills the next goal of the order; the
+//! connectivity advisor: the move that joins most areas; the out-of-plan advisor: the cheapest
+//! move that takes a box off a goal whose turn has not come), 1 for any other move. So the search
+//! follows the advisors' plans deeply while still keeping every other move in reserve, and its
+//! attention is spread over positions of different kinds instead of one priority.
+//!
+//! Pruning is the solver's: dead squares (a box never enters one), freeze deadlocks, matching
+//! deadlocks, PI-corrals (only box moves whose first push enters the corral) and corral
+//! deadlocks. Running out of positions proves nothing here (the caller then searches in full);
+//! a solution is rebuilt push by push and replayed by the game before it is reported.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use super::corral::{Board, Corrals, Verdict};
+use super::level::Level;
+use super::packing::packing_order;
+use super::solver::{board_tables, push_path_to, replay_pushes, Order, Outcome, Region, Tables, NONE};
+
+/// Positions are keyed by their Zobrist hash, already uniformly random: no need to hash it again.
+#[derive(Default)]
+struct ZobristKey(u64);
+
+impl Hasher for ZobristKey {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ b as u64;
+        }
+    }
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
+    }
+}
+
+/// A position of the search: its boxes live in the search's box arena.
+struct Node {
+    player: u16,
+    parent: u32,
+    /// The box move that led here: the box's cell before and after, and a side of the box
+    /// (after) that the player reaches.
+    moved: (u16, u16, u8),
+    weight: u32,
+}
+
+/// A position's coordinates in the feature space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) struct Features {
+    pub packed: u16,
+    pub areas: u16,
+    pub out_of_plan: u16,
+}
+
+/// Counts the separate areas of free floor (neither wall nor box) with a reusable mark array.
+pub(super) struct Areas {
+    mark: Vec<u32>,
+    stamp: u32,
+    stack: Vec<u16>,
+}
+
+impl Areas {
+    pub(super) fn new(size: usize) -> Areas {
+        Areas { mark: vec![0; size], stamp: 0, stack: Vec::new() }
+    }
+
+    pub(super) fn count(&mut self, neighbours: &[[u16; 4]], walls: &[bool], occupied: &[bool]) -> u16 {
+        self.stamp += 1;
+        let stamp = self.stamp;
+        let mut areas = 0;
+        for start in 0..walls.len() {
+            if walls[start] || occupied[start] || self.mark[start] == stamp {
+                continue;
+            }
+            areas += 1;
+            self.mark[start] = stamp;
+            self.stack.push(start as u16);
+            while let Some(cell) = self.stack.pop() {
+                for &next in &neighbours[cell as usize] {
+                    let n = next as usize;
+                    if next != NONE && self.mark[n] != stamp && !walls[n] && !occupied[n] {
+                        self.mark[n] = stamp;
+                        self.stack.push(next);
+                    }
+                }
+            }
+        }
+        areas
+    }
+}
+
+/// The feature-space coordinates of a position (boxes sorted, `occupied` marking them).
+pub(super) fn features(order: &Order, goals: &[bool], boxes: &[u16], occupied: &[bool], neighbours: &[[u16; 4]], walls: &[bool], areas: &mut Areas) -> Features {
+    let on_goals = boxes.iter().filter(|&&b| goals[b as usize]).count() as u16;
+    let out_of_plan = order.out_of_turn(boxes) as u16;
+    Features { packed: on_goals - out_of_plan, areas: areas.count(neighbours, walls, occupied), out_of_plan }
+}
+
+/// A child found while expanding: its boxes (sorted), player, move, the pushes it took, features.
+struct Child {
+    boxes: Box<[u16]>,
+    player: u16,
+    moved: (u16, u16, u8),
+    pushes: u32,
+    features: Features,
+    bound: u32,
+    key: u64,
+}
+
+/// The FESS search until `deadline` or `cancel`; None when it runs out of positions (which
+/// proves nothing, see the module's comment).
+pub(super) fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> Option<Outcome> {
+    let tables = Tables::new(level);
+    let size = level.width * level.height;
+    let (neighbours, walls, dead) = board_tables(level);
+    let start_boxes: Vec<u16> = (0..size).filter(|&c| level.boxes[c]).map(|c| c as u16).collect();
+    let n = start_boxes.len();
+    if start_boxes.iter().any(|&b| tables.distance_to_goal[b as usize] == u16::MAX) {
+        return Some(Outcome::Unsolvable);
+    }
+    if tables.lower_bound(&start_boxes).is_none() {
+        return Some(Outcome::Unsolvable);
+    }
+    let board = Board { neighbours: &neighbours, walls: &walls, goals: &level.goals, dead: &dead };
+    let order = Order::new(packing_order(&neighbours, &walls, &level.goals, level.player), size);
+    let (mut region, mut scratch) = (Region::new(size), Region::new(size));
+    let mut areas = Areas::new(size);
+    let mut corrals = Corrals::new(size);
+    let mut occupied = vec![false; size];
+    start_boxes.iter().for_each(|&b| occupied[b as usize] = true);
+    let player = region.flood(&neighbours, &walls, &occupied, level.player);
+    let start_features = features(&order, &level.goals, &start_boxes, &occupied, &neighbours, &walls, &mut areas);
+
+    let mut arena: Vec<u16> = start_boxes.clone();
+    let mut nodes = vec![Node { player, parent: u32::MAX, moved: (0, 0, 0), weight: 0 }];
+    let mut seen: HashSet<u64, BuildHasherDefault<ZobristKey>> = HashSet::default();
+    seen.insert(tables.hash(&start_boxes, player));
+    // The feature space's cells, each a queue of positions by (weight, bound).
+    let mut cell_of: HashMap<Features, usize> = HashMap::new();
+    let mut cells: Vec<BinaryHeap<Reverse<(u32, u32, u32)>>> = Vec::new();
+    let mut cell_features: Vec<Features> = Vec::new();
+    let mut enqueue = |features: Features, item: (u32, u32, u32), cells: &mut Vec<BinaryHeap<Reverse<(u32, u32, u32)>>>| {
+        let index = *cell_of.entry(features).or_insert_with(|| {
+            cells.push(BinaryHeap::new());
+            cell_features.push(features);
+            cells.len() - 1
+        });
+        cells[index].push(Reverse(item));
+    };
+    enqueue(start_features, (0, 0, 0), &mut cells);
+
+    let mut visited: Vec<[bool; 4]> = vec![[false; 4]; size];
+    let mut touched: Vec<usize> = Vec::new();
+    let mut queue: std::collections::VecDeque<(u16, u8, u32)> = std::collections::VecDeque::new();
+    let mut children: Vec<Child> = Vec::new();
+    let mut turn = 0usize;
+    let mut expanded = 0u64;
+    loop {
+        // The next non-empty cell in turn.
+        let Some(offset) = (0..cells.len()).find(|&k| !cells[(turn + k) % cells.len()].is_empty()) else { return None };
+        let cell = (turn + offset) % cells.len();
+        turn = cell + 1;
+        let Reverse((weight, _, parent)) = cells[cell].pop().unwrap();
+        expanded += 1;
+        if expanded.is_multiple_of(16) && (cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d)) {
+            return Some(Outcome::OutOfTime);
+        }
+        let at = parent as usize * n;
+        let boxes: Vec<u16> = arena[at..at + n].to_vec();
+        occupied.iter_mut().for_each(|o| *o = false);
+        boxes.iter().for_each(|&b| occupied[b as usize] = true);
+        region.flood(&neighbours, &walls, &occupied, nodes[parent as usize].player as usize);
+        // Matching deadlocks are found here rather than for every child (most are never expanded).
+        if tables.lower_bound(&boxes).is_none() {
+            continue;
+        }
+        let parent_bound: u32 = boxes.iter().map(|&b| tables.distance_to_goal[b as usize] as u32).sum();
+        let parent_features = features(&order, &level.goals, &boxes, &occupied, &neighbours, &walls, &mut areas);
+        // Which first pushes are allowed: all, or only those into a PI-corral.
+        let only = match corrals.analyse(&board, &occupied, &region) {
+            Verdict::Dead => continue,
+            Verdict::Only(pushes) => Some(pushes),
+            Verdict::Free => None,
+        };
+        children.clear();
+        for slot in 0..n {
+            let from = boxes[slot] as usize;
+            // Breadth-first over (box cell, player's side), the other boxes standing still.
+            for &c in &touched {
+                visited[c] = [false; 4];
+            }
+            touched.clear();
+            queue.clear();
+            touched.push(from);
+            for side in 0..4 {
+                let next = neighbours[from][side];
+                if next == NONE || !region.contains(next as usize) {
+                    continue;
+                }
+                if only.as_ref().is_some_and(|o| !o.contains(&(from as u16, side as u8 ^ 1))) {
+                    continue;
+                }
+                visited[from][side] = true;
+                queue.push_back((from as u16, side as u8, 0));
+            }
+            occupied[from] = false;
+            let mut made: Vec<(u16, u16)> = Vec::new();
+            while let Some((boxed, side, pushes)) = queue.pop_front() {
+                let boxed = boxed as usize;
+                let direction = side as usize ^ 1;
+                let to = neighbours[boxed][direction];
+                if to == NONE || walls[to as usize] || occupied[to as usize] || dead[to as usize] {
+                    continue;
+                }
+                let to = to as usize;
+                occupied[to] = true;
+                let player = scratch.flood(&neighbours, &walls, &occupied, boxed);
+                let mut first_side = None;
+                for new_side in 0..4 {
+                    let next = neighbours[to][new_side];
+                    if next != NONE && scratch.contains(next as usize) {
+                        first_side.get_or_insert(new_side);
+                        if !visited[to][new_side] {
+                            if visited[to] == [false; 4] {
+                                touched.push(to);
+                            }
+                            visited[to][new_side] = true;
+                            queue.push_back((to as u16, new_side as u8, pushes + 1));
+                        }
+                    }
+                }
+                let side = first_side.expect("the player stands next to the box it pushed");
+                if !made.contains(&(to as u16, player)) {
+                    made.push((to as u16, player));
+                    // A new child, unless frozen, matching-dead or seen.
+                    if !tables.is_freeze_deadlock(to, &occupied) {
+                        let mut next: Box<[u16]> = boxes.clone().into_boxed_slice();
+                        next[slot] = to as u16;
+                        next.sort_unstable();
+                        let key = tables.hash(&next, player);
+                        if !seen.contains(&key) {
+                            // The cheap bound (each box to its nearest goal) orders the cell's
+                            // queue; the matching is checked when the child is expanded.
+                            let bound = parent_bound - tables.distance_to_goal[from] as u32 + tables.distance_to_goal[to] as u32;
+                            let features = features(&order, &level.goals, &next, &occupied, &neighbours, &walls, &mut areas);
+                            children.push(Child { boxes: next, player, moved: (from as u16, to as u16, side as u8), pushes: pushes + 1, features, bound, key });
+                        }
+                    }
+                }
+                occupied[to] = false;
+            }
+            occupied[from] = true;
+        }
+        // The advisors: each names at most one child, which then costs nothing.
+        let pick = |better: &dyn Fn(&Child) -> Option<(u32, u32)>| {
+            children.iter().enumerate().filter_map(|(i, c)| better(c).map(|rank| (rank, c.pushes, i))).min().map(|(_, _, i)| i)
+        };
+        let packing = pick(&|c| (c.features.packed > parent_features.packed).then_some((0, c.bound)));
+        let connecting = pick(&|c| (c.features.areas < parent_features.areas).then_some((c.features.areas as u32, c.bound)));
+        let unplanning = pick(&|c| (c.features.out_of_plan < parent_features.out_of_plan).then_some((c.features.out_of_plan as u32, c.bound)));
+        for (i, child) in children.drain(..).enumerate() {
+            if !seen.insert(child.key) {
+                continue; // two moves of one expansion reaching the same position
+            }
+            let index = nodes.len() as u32;
+            nodes.push(Node { player: child.player, parent, moved: child.moved, weight: 0 });
+            arena.extend_from_slice(&child.boxes);
+            if child.boxes.iter().all(|&b| level.goals[b as usize]) {
+                return Some(rebuild(level, &neighbours, &walls, &dead, &arena, n, &nodes, index).unwrap_or(Outcome::OutOfTime));
+            }
+            let advised = Some(i) == packing || Some(i) == connecting || Some(i) == unplanning;
+            let child_weight = weight + u32::from(!advised);
+            nodes[index as usize].weight = child_weight;
+            enqueue(child.features, (child_weight, child.bound, index), &mut cells);
+        }
+    }
+}
+
+/// Rebuilds the pushes of the box moves leading to `index` and replays them.
+#[allow(clippy::too_many_arguments)]
+fn rebuild(level: &Level, neighbours: &[[u16; 4]], walls: &[bool], dead: &[bool], arena: &[u16], n: usize, nodes: &[Node], mut index: u32) -> Option<Outcome> {
+    let size = walls.len();
+    let (mut region, mut scratch) = (Region::new(size), Region::new(size));
+    let mut moves = Vec::new();
+    while nodes[index as usize].parent != u32::MAX {
+        moves.push(index);
+        index = nodes[index as usize].parent;
+    }
+    let mut pushes = Vec::new();
+    let mut occupied = vec![false; size];
+    for &child in moves.iter().rev() {
+        let parent = nodes[child as usize].parent as usize;
+        occupied.iter_mut().for_each(|o| *o = false);
+        arena[parent * n..(parent + 1) * n].iter().for_each(|&b| occupied[b as usize] = true);
+        region.flood(neighbours, walls, &occupied, nodes[parent].player as usize);
+        let (from, to, side) = nodes[child as usize].moved;
+        let path = push_path_to(neighbours, walls, dead, &mut occupied, &region, from as usize, (to as usize, Some(side as usize)), &mut scratch)?;
+        pushes.extend(path);
+    }
+    replay_pushes(level, &pushes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::sokoban::level::parse_collection;
+    use crate::games::sokoban::solver::verify;
+
+    #[test]
+    fn features_count_packing_areas_and_boxes_out_of_plan() {
+        // Three goals in a dead-end corridor (filled from its end, cell 1 first), boxes in the room.
+        let level = parse_collection("#######\n#...  #\n### # #\n#  $$ #\n# @$  #\n#######\n").unwrap().remove(0);
+        let size = level.width * level.height;
+        let (neighbours, walls, _) = board_tables(&level);
+        let order = Order::new(packing_order(&neighbours, &walls, &level.goals, level.player), size);
+        let at = |x: usize, y: usize| (y * level.width + x) as u16;
+        let mut areas = Areas::new(size);
+        let measure = |boxes: &[u16], areas: &mut Areas| {
+            let mut occupied = vec![false; size];
+            boxes.iter().for_each(|&b| occupied[b as usize] = true);
+            let mut sorted = boxes.to_vec();
+            sorted.sort_unstable();
+            features(&order, &level.goals, &sorted, &occupied, &neighbours, &walls, areas)
+        };
+        assert_eq!(measure(&[at(3, 3), at(4, 3), at(3, 4)], &mut areas), Features { packed: 0, areas: 1, out_of_plan: 0 });
+        // The deepest goal filled: packed 1.
+        assert_eq!(measure(&[at(1, 1), at(4, 3), at(3, 4)], &mut areas), Features { packed: 1, areas: 1, out_of_plan: 0 });
+        // A box on the goal by the entrance while the deeper ones are empty: out of plan, and it
+        // cuts the corridor's end off from the room (two areas).
+        assert_eq!(measure(&[at(3, 1), at(4, 3), at(3, 4)], &mut areas), Features { packed: 0, areas: 2, out_of_plan: 1 });
+        // A box in the one-wide gap at (5, 2) cuts the floor in two as well.
+        assert_eq!(measure(&[at(5, 2), at(4, 3), at(3, 4)], &mut areas), Features { packed: 0, areas: 2, out_of_plan: 0 });
+    }
+
+    #[test]
+    fn solves_levels_with_verified_solutions() {
+        let levels = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap();
+        let cancel = AtomicBool::new(false);
+        let mut solved = 0;
+        for level in levels.iter().take(30) {
+            let deadline = Instant::now() + std::time::Duration::from_secs(5);
+            match search(level, Some(deadline), &cancel) {
+                Some(Outcome::Solved { lurd, .. }) => {
+                    assert!(verify(level, &lurd), "level {}", level.title);
+                    solved += 1;
+                }
+                other => panic!("level {}: {other:?}", level.title),
+            }
+        }
+        assert_eq!(solved, 30);
+    }
+}

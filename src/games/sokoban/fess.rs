@@ -60,7 +60,6 @@ struct Node {
     /// The box move that led here: the box's cell before and after, and a side of the box
     /// (after) that the player reaches.
     moved: (u16, u16, u8),
-    weight: u32,
 }
 
 /// A position's coordinates in the feature space.
@@ -126,172 +125,287 @@ struct Child {
     key: u64,
 }
 
-/// The FESS search until `deadline` or `cancel`; None when it runs out of positions (which
-/// proves nothing, see the module's comment).
+/// How one FESS search orders its work; [`search`] runs several side by side, because each
+/// solves levels the others miss.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Config {
+    /// Whether the number of areas is a coordinate of the feature space.
+    pub areas_in_key: bool,
+    /// Among positions of equal weight in a cell, the one with the fewest pushes in its last
+    /// move first (else the one with the smallest bound).
+    pub fewest_pushes_first: bool,
+}
+
+/// The configurations [`search`] interleaves.
+pub(super) const CONFIGS: [Config; 3] = [
+    Config { areas_in_key: true, fewest_pushes_first: false },
+    Config { areas_in_key: false, fewest_pushes_first: false },
+    Config { areas_in_key: true, fewest_pushes_first: true },
+];
+
+/// Expansions each configuration makes in its turn.
+const SLICE: u64 = 500;
+
+/// The FESS search until `deadline` or `cancel`: the [`CONFIGS`] take turns of [`SLICE`]
+/// expansions each (so the outcome does not depend on the machine's speed, only the deadline
+/// does). None when all of them run out of positions (which proves nothing, see the module's
+/// comment).
 pub(super) fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> Option<Outcome> {
     let tables = Tables::new(level);
-    let size = level.width * level.height;
-    let (neighbours, walls, dead) = board_tables(level);
-    let start_boxes: Vec<u16> = (0..size).filter(|&c| level.boxes[c]).map(|c| c as u16).collect();
-    let n = start_boxes.len();
-    if start_boxes.iter().any(|&b| tables.distance_to_goal[b as usize] == u16::MAX) {
-        return Some(Outcome::Unsolvable);
+    let mut searches = Vec::new();
+    for config in CONFIGS {
+        match Search::new(level, &tables, config) {
+            Ok(search) => searches.push(search),
+            Err(outcome) => return Some(outcome),
+        }
     }
-    if tables.lower_bound(&start_boxes).is_none() {
-        return Some(Outcome::Unsolvable);
+    while !searches.is_empty() {
+        let mut k = 0;
+        while k < searches.len() {
+            match searches[k].run(SLICE, deadline, cancel) {
+                Step::Paused => k += 1,
+                Step::Exhausted => {
+                    searches.remove(k);
+                }
+                Step::Done(outcome) => return Some(outcome),
+            }
+        }
     }
-    let board = Board { neighbours: &neighbours, walls: &walls, goals: &level.goals, dead: &dead };
-    let order = Order::new(packing_order(&neighbours, &walls, &level.goals, level.player), size);
-    let (mut region, mut scratch) = (Region::new(size), Region::new(size));
-    let mut areas = Areas::new(size);
-    let mut corrals = Corrals::new(size);
-    let mut occupied = vec![false; size];
-    start_boxes.iter().for_each(|&b| occupied[b as usize] = true);
-    let player = region.flood(&neighbours, &walls, &occupied, level.player);
-    let start_features = features(&order, &level.goals, &start_boxes, &occupied, &neighbours, &walls, &mut areas);
+    None
+}
 
-    let mut arena: Vec<u16> = start_boxes.clone();
-    let mut nodes = vec![Node { player, parent: u32::MAX, moved: (0, 0, 0), weight: 0 }];
-    let mut seen: HashSet<u64, BuildHasherDefault<ZobristKey>> = HashSet::default();
-    seen.insert(tables.hash(&start_boxes, player));
-    // The feature space's cells, each a queue of positions by (weight, bound).
-    let mut cell_of: HashMap<Features, usize> = HashMap::new();
-    let mut cells: Vec<BinaryHeap<Reverse<(u32, u32, u32)>>> = Vec::new();
-    let mut cell_features: Vec<Features> = Vec::new();
-    let mut enqueue = |features: Features, item: (u32, u32, u32), cells: &mut Vec<BinaryHeap<Reverse<(u32, u32, u32)>>>| {
-        let index = *cell_of.entry(features).or_insert_with(|| {
+/// How a turn of one search ended.
+enum Step {
+    /// Its expansions are used up; it can go on.
+    Paused,
+    /// No position left.
+    Exhausted,
+    /// Solved, out of time or cancelled.
+    Done(Outcome),
+}
+
+/// One FESS search, resumable.
+struct Search<'a> {
+    level: &'a Level,
+    tables: &'a Tables<'a>,
+    config: Config,
+    neighbours: Vec<[u16; 4]>,
+    walls: Vec<bool>,
+    dead: Vec<bool>,
+    order: Order,
+    region: Region,
+    scratch: Region,
+    areas: Areas,
+    corrals: Corrals,
+    occupied: Vec<bool>,
+    /// Boxes per position.
+    n: usize,
+    /// Every position's boxes, `n` at a time.
+    arena: Vec<u16>,
+    nodes: Vec<Node>,
+    seen: HashSet<u64, BuildHasherDefault<ZobristKey>>,
+    /// The feature space's cells, each a queue of positions by (weight, tie-break, index).
+    cell_of: HashMap<Features, usize>,
+    cells: Vec<BinaryHeap<Reverse<(u32, u32, u32)>>>,
+    /// The next cell to take a position from.
+    turn: usize,
+    visited: Vec<[bool; 4]>,
+    touched: Vec<usize>,
+    queue: std::collections::VecDeque<(u16, u8, u32)>,
+    children: Vec<Child>,
+    expanded: u64,
+}
+
+impl<'a> Search<'a> {
+    /// The search from the level's start, or the outcome when the start is already dead.
+    fn new(level: &'a Level, tables: &'a Tables<'a>, config: Config) -> Result<Search<'a>, Outcome> {
+        let size = level.width * level.height;
+        let (neighbours, walls, dead) = board_tables(level);
+        let start_boxes: Vec<u16> = (0..size).filter(|&c| level.boxes[c]).map(|c| c as u16).collect();
+        if start_boxes.iter().any(|&b| tables.distance_to_goal[b as usize] == u16::MAX) || tables.lower_bound(&start_boxes).is_none() {
+            return Err(Outcome::Unsolvable);
+        }
+        let order = Order::new(packing_order(&neighbours, &walls, &level.goals, level.player), size);
+        let mut search = Search {
+            level,
+            tables,
+            config,
+            order,
+            region: Region::new(size),
+            scratch: Region::new(size),
+            areas: Areas::new(size),
+            corrals: Corrals::new(size),
+            occupied: vec![false; size],
+            n: start_boxes.len(),
+            arena: start_boxes.clone(),
+            nodes: Vec::new(),
+            seen: HashSet::default(),
+            cell_of: HashMap::new(),
+            cells: Vec::new(),
+            turn: 0,
+            visited: vec![[false; 4]; size],
+            touched: Vec::new(),
+            queue: std::collections::VecDeque::new(),
+            children: Vec::new(),
+            expanded: 0,
+            neighbours,
+            walls,
+            dead,
+        };
+        start_boxes.iter().for_each(|&b| search.occupied[b as usize] = true);
+        let player = search.region.flood(&search.neighbours, &search.walls, &search.occupied, level.player);
+        let start_features = features(&search.order, &level.goals, &start_boxes, &search.occupied, &search.neighbours, &search.walls, &mut search.areas);
+        search.nodes.push(Node { player, parent: u32::MAX, moved: (0, 0, 0) });
+        search.seen.insert(tables.hash(&start_boxes, player));
+        search.enqueue(start_features, (0, 0, 0));
+        Ok(search)
+    }
+
+    fn enqueue(&mut self, mut features: Features, item: (u32, u32, u32)) {
+        if !self.config.areas_in_key {
+            features.areas = 0;
+        }
+        let cells = &mut self.cells;
+        let index = *self.cell_of.entry(features).or_insert_with(|| {
             cells.push(BinaryHeap::new());
-            cell_features.push(features);
             cells.len() - 1
         });
         cells[index].push(Reverse(item));
-    };
-    enqueue(start_features, (0, 0, 0), &mut cells);
+    }
 
-    let mut visited: Vec<[bool; 4]> = vec![[false; 4]; size];
-    let mut touched: Vec<usize> = Vec::new();
-    let mut queue: std::collections::VecDeque<(u16, u8, u32)> = std::collections::VecDeque::new();
-    let mut children: Vec<Child> = Vec::new();
-    let mut turn = 0usize;
-    let mut expanded = 0u64;
-    loop {
-        // The next non-empty cell in turn.
-        let Some(offset) = (0..cells.len()).find(|&k| !cells[(turn + k) % cells.len()].is_empty()) else { return None };
-        let cell = (turn + offset) % cells.len();
-        turn = cell + 1;
-        let Reverse((weight, _, parent)) = cells[cell].pop().unwrap();
-        expanded += 1;
-        if expanded.is_multiple_of(16) && (cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d)) {
-            return Some(Outcome::OutOfTime);
-        }
-        let at = parent as usize * n;
-        let boxes: Vec<u16> = arena[at..at + n].to_vec();
-        occupied.iter_mut().for_each(|o| *o = false);
-        boxes.iter().for_each(|&b| occupied[b as usize] = true);
-        region.flood(&neighbours, &walls, &occupied, nodes[parent as usize].player as usize);
-        // Matching deadlocks are found here rather than for every child (most are never expanded).
-        if tables.lower_bound(&boxes).is_none() {
-            continue;
-        }
-        let parent_bound: u32 = boxes.iter().map(|&b| tables.distance_to_goal[b as usize] as u32).sum();
-        let parent_features = features(&order, &level.goals, &boxes, &occupied, &neighbours, &walls, &mut areas);
-        // Which first pushes are allowed: all, or only those into a PI-corral.
-        let only = match corrals.analyse(&board, &occupied, &region) {
-            Verdict::Dead => continue,
-            Verdict::Only(pushes) => Some(pushes),
-            Verdict::Free => None,
-        };
-        children.clear();
-        for slot in 0..n {
-            let from = boxes[slot] as usize;
-            // Breadth-first over (box cell, player's side), the other boxes standing still.
-            for &c in &touched {
-                visited[c] = [false; 4];
+    /// Expands up to `budget` positions.
+    fn run(&mut self, budget: u64, deadline: Option<Instant>, cancel: &AtomicBool) -> Step {
+        let level = self.level;
+        let tables = self.tables;
+        let n = self.n;
+        for _ in 0..budget {
+            // The next non-empty cell in turn.
+            let count = self.cells.len();
+            let Some(offset) = (0..count).find(|&k| !self.cells[(self.turn + k) % count].is_empty()) else { return Step::Exhausted };
+            let cell = (self.turn + offset) % count;
+            self.turn = cell + 1;
+            let Reverse((weight, _, parent)) = self.cells[cell].pop().unwrap();
+            self.expanded += 1;
+            if self.expanded.is_multiple_of(16) && (cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d)) {
+                return Step::Done(Outcome::OutOfTime);
             }
-            touched.clear();
-            queue.clear();
-            touched.push(from);
-            for side in 0..4 {
-                let next = neighbours[from][side];
-                if next == NONE || !region.contains(next as usize) {
-                    continue;
-                }
-                if only.as_ref().is_some_and(|o| !o.contains(&(from as u16, side as u8 ^ 1))) {
-                    continue;
-                }
-                visited[from][side] = true;
-                queue.push_back((from as u16, side as u8, 0));
+            let at = parent as usize * n;
+            let boxes: Vec<u16> = self.arena[at..at + n].to_vec();
+            let (neighbours, walls, dead) = (&self.neighbours, &self.walls, &self.dead);
+            let occupied = &mut self.occupied;
+            occupied.iter_mut().for_each(|o| *o = false);
+            boxes.iter().for_each(|&b| occupied[b as usize] = true);
+            self.region.flood(neighbours, walls, occupied, self.nodes[parent as usize].player as usize);
+            // Matching deadlocks are found here rather than for every child (most are never expanded).
+            if tables.lower_bound(&boxes).is_none() {
+                continue;
             }
-            occupied[from] = false;
-            let mut made: Vec<(u16, u16)> = Vec::new();
-            while let Some((boxed, side, pushes)) = queue.pop_front() {
-                let boxed = boxed as usize;
-                let direction = side as usize ^ 1;
-                let to = neighbours[boxed][direction];
-                if to == NONE || walls[to as usize] || occupied[to as usize] || dead[to as usize] {
-                    continue;
+            let parent_bound: u32 = boxes.iter().map(|&b| tables.distance_to_goal[b as usize] as u32).sum();
+            let parent_features = features(&self.order, &level.goals, &boxes, occupied, neighbours, walls, &mut self.areas);
+            // Which first pushes are allowed: all, or only those into a PI-corral.
+            let board = Board { neighbours, walls, goals: &level.goals, dead };
+            let only = match self.corrals.analyse(&board, occupied, &self.region) {
+                Verdict::Dead => continue,
+                Verdict::Only(pushes) => Some(pushes),
+                Verdict::Free => None,
+            };
+            let (visited, touched, queue, children) = (&mut self.visited, &mut self.touched, &mut self.queue, &mut self.children);
+            children.clear();
+            for slot in 0..n {
+                let from = boxes[slot] as usize;
+                // Breadth-first over (box cell, player's side), the other boxes standing still.
+                for &c in touched.iter() {
+                    visited[c] = [false; 4];
                 }
-                let to = to as usize;
-                occupied[to] = true;
-                let player = scratch.flood(&neighbours, &walls, &occupied, boxed);
-                let mut first_side = None;
-                for new_side in 0..4 {
-                    let next = neighbours[to][new_side];
-                    if next != NONE && scratch.contains(next as usize) {
-                        first_side.get_or_insert(new_side);
-                        if !visited[to][new_side] {
-                            if visited[to] == [false; 4] {
-                                touched.push(to);
+                touched.clear();
+                queue.clear();
+                touched.push(from);
+                for side in 0..4 {
+                    let next = neighbours[from][side];
+                    if next == NONE || !self.region.contains(next as usize) {
+                        continue;
+                    }
+                    if only.as_ref().is_some_and(|o| !o.contains(&(from as u16, side as u8 ^ 1))) {
+                        continue;
+                    }
+                    visited[from][side] = true;
+                    queue.push_back((from as u16, side as u8, 0));
+                }
+                occupied[from] = false;
+                let mut made: Vec<(u16, u16)> = Vec::new();
+                while let Some((boxed, side, pushes)) = queue.pop_front() {
+                    let boxed = boxed as usize;
+                    let direction = side as usize ^ 1;
+                    let to = neighbours[boxed][direction];
+                    if to == NONE || walls[to as usize] || occupied[to as usize] || dead[to as usize] {
+                        continue;
+                    }
+                    let to = to as usize;
+                    occupied[to] = true;
+                    let player = self.scratch.flood(neighbours, walls, occupied, boxed);
+                    let mut first_side = None;
+                    for new_side in 0..4 {
+                        let next = neighbours[to][new_side];
+                        if next != NONE && self.scratch.contains(next as usize) {
+                            first_side.get_or_insert(new_side);
+                            if !visited[to][new_side] {
+                                if visited[to] == [false; 4] {
+                                    touched.push(to);
+                                }
+                                visited[to][new_side] = true;
+                                queue.push_back((to as u16, new_side as u8, pushes + 1));
                             }
-                            visited[to][new_side] = true;
-                            queue.push_back((to as u16, new_side as u8, pushes + 1));
                         }
                     }
-                }
-                let side = first_side.expect("the player stands next to the box it pushed");
-                if !made.contains(&(to as u16, player)) {
-                    made.push((to as u16, player));
-                    // A new child, unless frozen, matching-dead or seen.
-                    if !tables.is_freeze_deadlock(to, &occupied) {
-                        let mut next: Box<[u16]> = boxes.clone().into_boxed_slice();
-                        next[slot] = to as u16;
-                        next.sort_unstable();
-                        let key = tables.hash(&next, player);
-                        if !seen.contains(&key) {
-                            // The cheap bound (each box to its nearest goal) orders the cell's
-                            // queue; the matching is checked when the child is expanded.
-                            let bound = parent_bound - tables.distance_to_goal[from] as u32 + tables.distance_to_goal[to] as u32;
-                            let features = features(&order, &level.goals, &next, &occupied, &neighbours, &walls, &mut areas);
-                            children.push(Child { boxes: next, player, moved: (from as u16, to as u16, side as u8), pushes: pushes + 1, features, bound, key });
+                    let side = first_side.expect("the player stands next to the box it pushed");
+                    if !made.contains(&(to as u16, player)) {
+                        made.push((to as u16, player));
+                        // A new child, unless frozen or seen.
+                        if !tables.is_freeze_deadlock(to, occupied) {
+                            let mut next: Box<[u16]> = boxes.clone().into_boxed_slice();
+                            next[slot] = to as u16;
+                            next.sort_unstable();
+                            let key = tables.hash(&next, player);
+                            if !self.seen.contains(&key) {
+                                // The cheap bound (each box to its nearest goal) breaks ties in
+                                // the cell's queue; the matching is checked at expansion.
+                                let bound = parent_bound - tables.distance_to_goal[from] as u32 + tables.distance_to_goal[to] as u32;
+                                let features = features(&self.order, &level.goals, &next, occupied, neighbours, walls, &mut self.areas);
+                                children.push(Child { boxes: next, player, moved: (from as u16, to as u16, side as u8), pushes: pushes + 1, features, bound, key });
+                            }
                         }
                     }
+                    occupied[to] = false;
                 }
-                occupied[to] = false;
+                occupied[from] = true;
             }
-            occupied[from] = true;
+            // The advisors: each names at most one child, which then costs nothing.
+            let pick = |better: &dyn Fn(&Child) -> Option<(u32, u32)>| {
+                children.iter().enumerate().filter_map(|(i, c)| better(c).map(|rank| (rank, c.pushes, i))).min().map(|(_, _, i)| i)
+            };
+            let packing = pick(&|c| (c.features.packed > parent_features.packed).then_some((0, c.bound)));
+            let connecting = pick(&|c| (c.features.areas < parent_features.areas).then_some((c.features.areas as u32, c.bound)));
+            let unplanning = pick(&|c| (c.features.out_of_plan < parent_features.out_of_plan).then_some((c.features.out_of_plan as u32, c.bound)));
+            let mut children = std::mem::take(&mut self.children);
+            for (i, child) in children.drain(..).enumerate() {
+                if !self.seen.insert(child.key) {
+                    continue; // two moves of one expansion reaching the same position
+                }
+                let index = self.nodes.len() as u32;
+                let advised = [packing, connecting, unplanning].contains(&Some(i));
+                let child_weight = weight + u32::from(!advised);
+                self.nodes.push(Node { player: child.player, parent, moved: child.moved });
+                self.arena.extend_from_slice(&child.boxes);
+                if child.boxes.iter().all(|&b| level.goals[b as usize]) {
+                    let outcome = rebuild(level, &self.neighbours, &self.walls, &self.dead, &self.arena, n, &self.nodes, index);
+                    return Step::Done(outcome.unwrap_or(Outcome::OutOfTime));
+                }
+                let tie = if self.config.fewest_pushes_first { child.pushes } else { child.bound };
+                self.enqueue(child.features, (child_weight, tie, index));
+            }
+            self.children = children;
         }
-        // The advisors: each names at most one child, which then costs nothing.
-        let pick = |better: &dyn Fn(&Child) -> Option<(u32, u32)>| {
-            children.iter().enumerate().filter_map(|(i, c)| better(c).map(|rank| (rank, c.pushes, i))).min().map(|(_, _, i)| i)
-        };
-        let packing = pick(&|c| (c.features.packed > parent_features.packed).then_some((0, c.bound)));
-        let connecting = pick(&|c| (c.features.areas < parent_features.areas).then_some((c.features.areas as u32, c.bound)));
-        let unplanning = pick(&|c| (c.features.out_of_plan < parent_features.out_of_plan).then_some((c.features.out_of_plan as u32, c.bound)));
-        for (i, child) in children.drain(..).enumerate() {
-            if !seen.insert(child.key) {
-                continue; // two moves of one expansion reaching the same position
-            }
-            let index = nodes.len() as u32;
-            nodes.push(Node { player: child.player, parent, moved: child.moved, weight: 0 });
-            arena.extend_from_slice(&child.boxes);
-            if child.boxes.iter().all(|&b| level.goals[b as usize]) {
-                return Some(rebuild(level, &neighbours, &walls, &dead, &arena, n, &nodes, index).unwrap_or(Outcome::OutOfTime));
-            }
-            let advised = Some(i) == packing || Some(i) == connecting || Some(i) == unplanning;
-            let child_weight = weight + u32::from(!advised);
-            nodes[index as usize].weight = child_weight;
-            enqueue(child.features, (child_weight, child.bound, index), &mut cells);
-        }
+        Step::Paused
     }
 }
 

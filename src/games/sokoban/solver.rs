@@ -1,4 +1,7 @@
-//! Push-level solver: weighted best-first (A*-like) search over box positions with the player
+//! The solver. [`solve`] gives the push-level search below a short first share of the time,
+//! then runs the FESS-style search of `fess.rs` (which solves far more of the hard levels).
+//!
+//! Push-level search: weighted best-first (A*-like) search over box positions with the player
 //! normalised to its reachable region.
 //!
 //! Pruning: dead squares (from which no box can reach a goal, found by pulling boxes back from
@@ -325,21 +328,31 @@ pub(super) struct Techniques {
 
 /// Searches for a solution of `level` until `deadline` or until `cancel` is set.
 ///
-/// First the FESS search (`fess.rs`) for most of the time ([`FESS_SHARE`] of it), then, if it
-/// has not solved the level, the best-first search's two passes with the rest: they solve a few
-/// levels FESS misses, and their full pass can prove a level unsolvable.
+/// With a deadline: first the best-first search below for a short share of the time
+/// ([`FIRST_SHARE`]: it solves the easier levels fast, and a few that FESS misses), then the
+/// FESS search (`fess.rs`) for the rest; should FESS run out of positions (which proves
+/// nothing), the best-first search again, whose full pass can prove a level unsolvable.
+/// Without a deadline: FESS, then the best-first search.
 pub fn solve(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> Outcome {
-    let started = Instant::now();
-    let fess_deadline = deadline.map(|d| started + d.saturating_duration_since(started).mul_f64(FESS_SHARE));
-    match super::fess::search(level, fess_deadline, cancel) {
-        Some(Outcome::OutOfTime) if cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) => Outcome::OutOfTime,
-        Some(Outcome::OutOfTime) | None => solve_with(level, deadline, cancel, Techniques { pi_corrals: true, goal_macros: true, fewest_pushes: false }),
+    let techniques = Techniques { pi_corrals: true, goal_macros: true, fewest_pushes: false };
+    let out_of_time = || cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d);
+    if let Some(deadline) = deadline {
+        let started = Instant::now();
+        let first = started + deadline.saturating_duration_since(started).mul_f64(FIRST_SHARE);
+        match solve_with(level, Some(first), cancel, techniques) {
+            Outcome::OutOfTime => {}
+            outcome => return outcome,
+        }
+    }
+    match super::fess::search(level, deadline, cancel) {
+        Some(Outcome::OutOfTime) if out_of_time() => Outcome::OutOfTime,
+        Some(Outcome::OutOfTime) | None => solve_with(level, deadline, cancel, techniques),
         Some(outcome) => outcome,
     }
 }
 
-/// The share of [`solve`]'s time given to the FESS search first.
-pub const FESS_SHARE: f64 = 0.7;
+/// The share of [`solve`]'s time given to the best-first search before FESS.
+pub const FIRST_SHARE: f64 = 0.15;
 
 /// The FESS search alone (`fess.rs`) until `deadline` or `cancel`; running out of positions is
 /// reported as [`Outcome::OutOfTime`] (it proves nothing). For comparisons; [`solve`] is better.

@@ -70,16 +70,45 @@ pub(super) struct Features {
     pub out_of_plan: u16,
 }
 
-/// Counts the separate areas of free floor (neither wall nor box) with a reusable mark array.
+/// Counts the separate areas of free floor (neither wall nor box), and, for a fixed set of
+/// boxes, how many there would be with one more box on any free cell (from the articulation
+/// points of the free floor, one depth-first search for all cells).
 pub(super) struct Areas {
     mark: Vec<u32>,
     stamp: u32,
     stack: Vec<u16>,
+    /// Depth-first discovery times, valid when above `base`.
+    discovered: Vec<u32>,
+    low: Vec<u32>,
+    /// For each free cell: into how many areas its own area falls when a box stands on it.
+    pub(super) pieces: Vec<u16>,
+    time: u32,
+    base: u32,
+    /// The areas found by the last [`Areas::analyse`].
+    total: u16,
+    /// Each free cell's area, named by its smallest cell (where the search started it).
+    root: Vec<u16>,
+    /// For each area's smallest cell, the area's second smallest ([`NONE`] if none).
+    second: Vec<u16>,
+    dfs: Vec<(u16, u8, u16)>,
 }
 
 impl Areas {
     pub(super) fn new(size: usize) -> Areas {
-        Areas { mark: vec![0; size], stamp: 0, stack: Vec::new() }
+        Areas {
+            mark: vec![0; size],
+            stamp: 0,
+            stack: Vec::new(),
+            discovered: vec![0; size],
+            low: vec![0; size],
+            pieces: vec![0; size],
+            time: 0,
+            base: 0,
+            total: 0,
+            root: vec![NONE; size],
+            second: vec![NONE; size],
+            dfs: Vec::new(),
+        }
     }
 
     pub(super) fn count(&mut self, neighbours: &[[u16; 4]], walls: &[bool], occupied: &[bool]) -> u16 {
@@ -105,13 +134,82 @@ impl Areas {
         }
         areas
     }
+
+    /// Prepares [`Areas::with_box_on`] for these boxes (Tarjan's articulation points).
+    pub(super) fn analyse(&mut self, neighbours: &[[u16; 4]], walls: &[bool], occupied: &[bool]) {
+        let size = walls.len() as u32;
+        if self.time > u32::MAX - size - 1 {
+            self.discovered.iter_mut().for_each(|d| *d = 0);
+            self.time = 0;
+        }
+        self.base = self.time;
+        let base = self.base;
+        let free = |cell: u16| cell != NONE && !walls[cell as usize] && !occupied[cell as usize];
+        self.total = 0;
+        for start in 0..walls.len() {
+            if !free(start as u16) || self.discovered[start] > base {
+                continue;
+            }
+            self.total += 1;
+            self.time += 1;
+            self.discovered[start] = self.time;
+            self.low[start] = self.time;
+            self.pieces[start] = 0; // the root: one area per subtree
+            self.root[start] = start as u16;
+            self.second[start] = NONE;
+            self.dfs.push((start as u16, 0, NONE));
+            while let Some(top) = self.dfs.last_mut() {
+                let (cell, parent) = (top.0 as usize, top.2);
+                if top.1 < 4 {
+                    let next = neighbours[cell][top.1 as usize];
+                    top.1 += 1;
+                    if !free(next) {
+                        continue;
+                    }
+                    let n = next as usize;
+                    if self.discovered[n] <= base {
+                        self.time += 1;
+                        self.discovered[n] = self.time;
+                        self.low[n] = self.time;
+                        self.pieces[n] = 1; // the part holding its parent
+                        self.root[n] = start as u16;
+                        self.second[start] = self.second[start].min(next);
+                        self.dfs.push((next, 0, cell as u16));
+                    } else if next != parent {
+                        self.low[cell] = self.low[cell].min(self.discovered[n]);
+                    }
+                } else {
+                    self.dfs.pop();
+                    if parent != NONE {
+                        let p = parent as usize;
+                        self.low[p] = self.low[p].min(self.low[cell]);
+                        if self.low[cell] >= self.discovered[p] {
+                            self.pieces[p] += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The smallest cell of the area of `cell` without `cell` (after [`Areas::analyse`]; when a
+    /// box on `cell` cuts nothing off, the area left is that).
+    pub(super) fn area_without(&self, cell: usize) -> u16 {
+        let root = self.root[cell];
+        if root as usize == cell { self.second[cell] } else { root }
+    }
+
+    /// The number of areas with one more box on the free `cell` (after [`Areas::analyse`]).
+    pub(super) fn with_box_on(&self, cell: usize) -> u16 {
+        self.total + self.pieces[cell] - 1
+    }
 }
 
-/// The feature-space coordinates of a position (boxes sorted, `occupied` marking them).
-pub(super) fn features(order: &Order, goals: &[bool], boxes: &[u16], occupied: &[bool], neighbours: &[[u16; 4]], walls: &[bool], areas: &mut Areas) -> Features {
+/// The feature-space coordinates of a position with these boxes and `areas` areas.
+pub(super) fn features(order: &Order, goals: &[bool], boxes: &[u16], areas: u16) -> Features {
     let on_goals = boxes.iter().filter(|&&b| goals[b as usize]).count() as u16;
     let out_of_plan = order.out_of_turn(boxes) as u16;
-    Features { packed: on_goals - out_of_plan, areas: areas.count(neighbours, walls, occupied), out_of_plan }
+    Features { packed: on_goals - out_of_plan, areas, out_of_plan }
 }
 
 /// A child found while expanding: its boxes (sorted), player, move, the pushes it took, features.
@@ -146,10 +244,14 @@ pub(super) const CONFIGS: [Config; 3] = [
 /// Expansions each configuration makes in its turn.
 const SLICE: u64 = 500;
 
+/// Memory the positions of one configuration may take (about; boxes, links, key, queue entry),
+/// so that a long search gives up rather than exhausting the machine's memory.
+const MEMORY_PER_SEARCH: usize = 1 << 30;
+
 /// The FESS search until `deadline` or `cancel`: the [`CONFIGS`] take turns of [`SLICE`]
 /// expansions each (so the outcome does not depend on the machine's speed, only the deadline
 /// does). None when all of them run out of positions (which proves nothing, see the module's
-/// comment).
+/// comment) or of the memory they may use.
 pub(super) fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> Option<Outcome> {
     let tables = Tables::new(level);
     let mut searches = Vec::new();
@@ -164,7 +266,7 @@ pub(super) fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBo
         while k < searches.len() {
             match searches[k].run(SLICE, deadline, cancel) {
                 Step::Paused => k += 1,
-                Step::Exhausted => {
+                Step::Exhausted | Step::Full => {
                     searches.remove(k);
                 }
                 Step::Done(outcome) => return Some(outcome),
@@ -180,6 +282,8 @@ enum Step {
     Paused,
     /// No position left.
     Exhausted,
+    /// Its positions fill the memory it may use ([`MEMORY_PER_SEARCH`]).
+    Full,
     /// Solved, out of time or cancelled.
     Done(Outcome),
 }
@@ -254,7 +358,8 @@ impl<'a> Search<'a> {
         };
         start_boxes.iter().for_each(|&b| search.occupied[b as usize] = true);
         let player = search.region.flood(&search.neighbours, &search.walls, &search.occupied, level.player);
-        let start_features = features(&search.order, &level.goals, &start_boxes, &search.occupied, &search.neighbours, &search.walls, &mut search.areas);
+        let areas = search.areas.count(&search.neighbours, &search.walls, &search.occupied);
+        let start_features = features(&search.order, &level.goals, &start_boxes, areas);
         search.nodes.push(Node { player, parent: u32::MAX, moved: (0, 0, 0) });
         search.seen.insert(tables.hash(&start_boxes, player));
         search.enqueue(start_features, (0, 0, 0));
@@ -289,6 +394,9 @@ impl<'a> Search<'a> {
             if self.expanded.is_multiple_of(16) && (cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d)) {
                 return Step::Done(Outcome::OutOfTime);
             }
+            if self.nodes.len() * (2 * n + 48) > MEMORY_PER_SEARCH {
+                return Step::Full;
+            }
             let at = parent as usize * n;
             let boxes: Vec<u16> = self.arena[at..at + n].to_vec();
             let (neighbours, walls, dead) = (&self.neighbours, &self.walls, &self.dead);
@@ -301,7 +409,7 @@ impl<'a> Search<'a> {
                 continue;
             }
             let parent_bound: u32 = boxes.iter().map(|&b| tables.distance_to_goal[b as usize] as u32).sum();
-            let parent_features = features(&self.order, &level.goals, &boxes, occupied, neighbours, walls, &mut self.areas);
+            let parent_features = features(&self.order, &level.goals, &boxes, self.areas.count(neighbours, walls, occupied));
             // Which first pushes are allowed: all, or only those into a PI-corral.
             let board = Board { neighbours, walls, goals: &level.goals, dead };
             let only = match self.corrals.analyse(&board, occupied, &self.region) {
@@ -331,7 +439,11 @@ impl<'a> Search<'a> {
                     visited[from][side] = true;
                     queue.push_back((from as u16, side as u8, 0));
                 }
+                if queue.is_empty() {
+                    continue; // the box cannot be pushed
+                }
                 occupied[from] = false;
+                self.areas.analyse(neighbours, walls, occupied);
                 let mut made: Vec<(u16, u16)> = Vec::new();
                 while let Some((boxed, side, pushes)) = queue.pop_front() {
                     let boxed = boxed as usize;
@@ -342,11 +454,15 @@ impl<'a> Search<'a> {
                     }
                     let to = to as usize;
                     occupied[to] = true;
-                    let player = self.scratch.flood(neighbours, walls, occupied, boxed);
+                    // The player's area after the push: when the box's new cell cuts nothing
+                    // off, all of the cell's area but the cell (no flood needed).
+                    let whole = self.areas.pieces[to] == 1;
+                    let player = if whole { self.areas.area_without(to) } else { self.scratch.flood(neighbours, walls, occupied, boxed) };
                     let mut first_side = None;
                     for new_side in 0..4 {
                         let next = neighbours[to][new_side];
-                        if next != NONE && self.scratch.contains(next as usize) {
+                        let reached = next != NONE && if whole { !walls[next as usize] && !occupied[next as usize] } else { self.scratch.contains(next as usize) };
+                        if reached {
                             first_side.get_or_insert(new_side);
                             if !visited[to][new_side] {
                                 if visited[to] == [false; 4] {
@@ -370,7 +486,7 @@ impl<'a> Search<'a> {
                                 // The cheap bound (each box to its nearest goal) breaks ties in
                                 // the cell's queue; the matching is checked at expansion.
                                 let bound = parent_bound - tables.distance_to_goal[from] as u32 + tables.distance_to_goal[to] as u32;
-                                let features = features(&self.order, &level.goals, &next, occupied, neighbours, walls, &mut self.areas);
+                                let features = features(&self.order, &level.goals, &next, self.areas.with_box_on(to));
                                 children.push(Child { boxes: next, player, moved: (from as u16, to as u16, side as u8), pushes: pushes + 1, features, bound, key });
                             }
                         }
@@ -441,7 +557,8 @@ mod tests {
 
     #[test]
     fn features_count_packing_areas_and_boxes_out_of_plan() {
-        // Three goals in a dead-end corridor (filled from its end, cell 1 first), boxes in the room.
+        // Three goals in a dead-end corridor (filled from its end, (1, 1) first) over a room; two
+        // gaps in row 2 join them.
         let level = parse_collection("#######\n#...  #\n### # #\n#  $$ #\n# @$  #\n#######\n").unwrap().remove(0);
         let size = level.width * level.height;
         let (neighbours, walls, _) = board_tables(&level);
@@ -453,16 +570,55 @@ mod tests {
             boxes.iter().for_each(|&b| occupied[b as usize] = true);
             let mut sorted = boxes.to_vec();
             sorted.sort_unstable();
-            features(&order, &level.goals, &sorted, &occupied, &neighbours, &walls, areas)
+            let count = areas.count(&neighbours, &walls, &occupied);
+            features(&order, &level.goals, &sorted, count)
         };
-        assert_eq!(measure(&[at(3, 3), at(4, 3), at(3, 4)], &mut areas), Features { packed: 0, areas: 1, out_of_plan: 0 });
+        assert_eq!(measure(&[at(1, 3), at(4, 4), at(5, 4)], &mut areas), Features { packed: 0, areas: 1, out_of_plan: 0 });
         // The deepest goal filled: packed 1.
-        assert_eq!(measure(&[at(1, 1), at(4, 3), at(3, 4)], &mut areas), Features { packed: 1, areas: 1, out_of_plan: 0 });
+        assert_eq!(measure(&[at(1, 1), at(4, 4), at(5, 4)], &mut areas), Features { packed: 1, areas: 1, out_of_plan: 0 });
         // A box on the goal by the entrance while the deeper ones are empty: out of plan, and it
-        // cuts the corridor's end off from the room (two areas).
-        assert_eq!(measure(&[at(3, 1), at(4, 3), at(3, 4)], &mut areas), Features { packed: 0, areas: 2, out_of_plan: 1 });
-        // A box in the one-wide gap at (5, 2) cuts the floor in two as well.
-        assert_eq!(measure(&[at(5, 2), at(4, 3), at(3, 4)], &mut areas), Features { packed: 0, areas: 2, out_of_plan: 0 });
+        // cuts the corridor's end off from the rest (two areas).
+        assert_eq!(measure(&[at(3, 1), at(4, 4), at(5, 4)], &mut areas), Features { packed: 0, areas: 2, out_of_plan: 1 });
+        // Boxes in both gaps of row 2 cut the corridor off from the room.
+        assert_eq!(measure(&[at(3, 2), at(5, 2), at(1, 3)], &mut areas), Features { packed: 0, areas: 2, out_of_plan: 0 });
+        // All three goals filled in order, the room in one piece: packed 3.
+        assert_eq!(measure(&[at(1, 1), at(2, 1), at(3, 1)], &mut areas), Features { packed: 3, areas: 1, out_of_plan: 0 });
+    }
+
+    /// The areas with one more box, from the articulation points, equal a plain count, on the
+    /// Microban levels with their boxes and with random boxes.
+    #[test]
+    fn areas_with_one_more_box_match_a_plain_count() {
+        use rand::{Rng, SeedableRng};
+        let levels = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let mut checked = 0;
+        for level in levels.iter().take(60) {
+            let (neighbours, walls, _) = board_tables(level);
+            let size = walls.len();
+            let mut areas = Areas::new(size);
+            let mut region = Region::new(size);
+            for round in 0..3 {
+                let mut occupied: Vec<bool> = if round == 0 { level.boxes.clone() } else { (0..size).map(|c| !walls[c] && rng.gen_bool(0.3)).collect() };
+                areas.analyse(&neighbours, &walls, &occupied);
+                let total = areas.count(&neighbours, &walls, &occupied);
+                assert_eq!(areas.total, total, "level {}", level.title);
+                let free: Vec<usize> = (0..size).filter(|&c| !walls[c] && !occupied[c]).collect();
+                for cell in free {
+                    occupied[cell] = true;
+                    let expected = areas.count(&neighbours, &walls, &occupied);
+                    // Nothing cut off: the area left is the cell's area without it.
+                    let beside = neighbours[cell].iter().find(|&&c| c != NONE && !walls[c as usize] && !occupied[c as usize]);
+                    if let (1, Some(&beside)) = (areas.pieces[cell], beside) {
+                        assert_eq!(areas.area_without(cell), region.flood(&neighbours, &walls, &occupied, beside as usize), "level {} cell {cell}", level.title);
+                    }
+                    occupied[cell] = false;
+                    assert_eq!(areas.with_box_on(cell), expected, "level {} cell {cell}", level.title);
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
     }
 
     #[test]

@@ -265,6 +265,9 @@ const MEMORY_PER_SEARCH: usize = 1 << 30;
 /// does). None when all of them run out of positions (which proves nothing, see the module's
 /// comment) or of the memory they may use.
 pub(super) fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> Option<Outcome> {
+    if level.is_solved() {
+        return replay_pushes(level, &[]);
+    }
     let tables = Tables::new(level);
     let mut searches = Vec::new();
     for config in CONFIGS {
@@ -634,6 +637,13 @@ mod tests {
             }
         }
         assert!(checked > 1000, "{checked}");
+    }
+
+    #[test]
+    fn a_level_solved_from_the_start_needs_no_move() {
+        let level = parse_collection("#####\n#@* #\n#####\n").unwrap().remove(0);
+        let outcome = search(&level, None, &AtomicBool::new(false));
+        assert_eq!(outcome, Some(Outcome::Solved { lurd: String::new(), moves: 0, pushes: 0 }));
     }
 
     #[test]

@@ -5,16 +5,19 @@
 //! * [`game`]: a level being played: moves and pushes, undo/redo, LURD, click-to-walk, drag-a-box.
 //! * [`editor`]: the level editor's grid (30x20), its save checks, normalising, symmetries.
 //! * [`files`]: collection files and level folders on disk (the only part that reads files).
-//! * [`solver`]: a push-level best-first search with dead squares, freeze deadlocks, a matching
-//!   lower bound, a deadline and a cancel flag; solutions are replayed before being reported.
-//!   Its helpers: `corral` (PI-corral pruning, corral deadlocks) and `packing` (the order in
-//!   which to fill the goals, for goal macros).
+//! * [`solver`]: the solver, with a deadline and a cancel flag; solutions are replayed before
+//!   being reported. It runs first a FESS-style search (`fess`: box moves, a feature space of
+//!   packing, connectivity and out-of-plan boxes visited in turn, moves suggested by advisors
+//!   for free), then a push-level best-first search (dead squares, freeze deadlocks, a matching
+//!   lower bound, macros) whose full pass can prove a level unsolvable. Their helpers: `corral`
+//!   (PI-corral pruning, corral deadlocks) and `packing` (the order in which to fill the goals).
 
 pub mod editor;
 pub mod files;
 pub mod game;
 pub mod level;
 mod corral;
+mod fess;
 mod packing;
 pub mod solver;
 

@@ -1,4 +1,7 @@
-//! Push-level solver: weighted best-first (A*-like) search over box positions with the player
+//! The solver. [`solve`] gives the push-level search below a short first share of the time,
+//! then runs the FESS-style search of `fess.rs` (which solves far more of the hard levels).
+//!
+//! Push-level search: weighted best-first (A*-like) search over box positions with the player
 //! normalised to its reachable region.
 //!
 //! Pruning: dead squares (from which no box can reach a goal, found by pulling boxes back from
@@ -60,12 +63,12 @@ struct Node {
 }
 
 /// Per-level tables shared by the whole search.
-struct Tables<'a> {
+pub(super) struct Tables<'a> {
     level: &'a Level,
     /// For each cell, the fewest pushes to bring a box from it to the nearest goal (u16::MAX: dead).
-    distance_to_goal: Vec<u16>,
+    pub(super) distance_to_goal: Vec<u16>,
     /// For each goal (in cell order), the fewest pushes from each cell to it, other boxes aside.
-    distance_to_each_goal: Vec<Vec<u16>>,
+    pub(super) distance_to_each_goal: Vec<Vec<u16>>,
     /// For each cell, its index among the goals (in `distance_to_each_goal`), if it is one.
     goal_index: Vec<Option<usize>>,
     zobrist_box: Vec<u64>,
@@ -149,7 +152,7 @@ fn minimum_matching(cost: &[u32], n: usize) -> Option<u32> {
 }
 
 impl<'a> Tables<'a> {
-    fn new(level: &'a Level) -> Tables<'a> {
+    pub(super) fn new(level: &'a Level) -> Tables<'a> {
         let size = level.width * level.height;
         let distance_to_each_goal: Vec<Vec<u16>> = (0..size).filter(|&c| level.goals[c]).map(|goal| pull_distances(level, goal)).collect();
         let distance = (0..size).map(|cell| distance_to_each_goal.iter().map(|d| d[cell]).min().unwrap_or(u16::MAX)).collect();
@@ -167,7 +170,7 @@ impl<'a> Tables<'a> {
     /// Pushes still needed at least: the cheapest assignment of boxes to distinct goals (each
     /// box's pushes to its goal, other boxes aside). `None` when no assignment exists: then some
     /// boxes compete for too few goals they can reach, and the position is dead.
-    fn lower_bound(&self, boxes: &[u16]) -> Option<u32> {
+    pub(super) fn lower_bound(&self, boxes: &[u16]) -> Option<u32> {
         let n = boxes.len();
         let mut cost = Vec::with_capacity(n * n);
         for &b in boxes {
@@ -179,7 +182,7 @@ impl<'a> Tables<'a> {
         minimum_matching(&cost, n)
     }
 
-    fn hash(&self, boxes: &[u16], player: u16) -> u64 {
+    pub(super) fn hash(&self, boxes: &[u16], player: u16) -> u64 {
         boxes.iter().fold(self.zobrist_player[player as usize], |h, &b| h ^ self.zobrist_box[b as usize])
     }
 
@@ -202,7 +205,7 @@ impl<'a> Tables<'a> {
         blocked_axes == 2
     }
 
-    fn is_freeze_deadlock(&self, cell: usize, occupied: &[bool]) -> bool {
+    pub(super) fn is_freeze_deadlock(&self, cell: usize, occupied: &[bool]) -> bool {
         let mut seen = Vec::new();
         if !self.frozen(cell, occupied, &mut seen) {
             return false;
@@ -256,14 +259,14 @@ impl Region {
 pub(super) const NONE: u16 = u16::MAX;
 
 /// The goals' packing order, as each goal cell's turn.
-struct Order {
+pub(super) struct Order {
     order: Vec<u16>,
-    turn: Vec<u16>,
+    pub(super) turn: Vec<u16>,
     goals: usize,
 }
 
 impl Order {
-    fn new(order: Option<Vec<u16>>, size: usize) -> Order {
+    pub(super) fn new(order: Option<Vec<u16>>, size: usize) -> Order {
         let mut turn = vec![NONE; size];
         let goals = order.as_ref().map_or(0, Vec::len);
         for (index, &goal) in order.iter().flatten().enumerate() {
@@ -273,7 +276,7 @@ impl Order {
     }
 
     /// The first goal in the order without a box.
-    fn next_goal(&self, boxes: &[u16]) -> Option<u16> {
+    pub(super) fn next_goal(&self, boxes: &[u16]) -> Option<u16> {
         if self.goals == 0 || self.goals > 128 {
             return None;
         }
@@ -283,7 +286,7 @@ impl Order {
     }
 
     /// Boxes standing on goals whose turn has not come: a goal earlier in the order is empty.
-    fn out_of_turn(&self, boxes: &[u16]) -> u32 {
+    pub(super) fn out_of_turn(&self, boxes: &[u16]) -> u32 {
         if self.goals == 0 || self.goals > 128 {
             return 0;
         }
@@ -324,8 +327,37 @@ pub(super) struct Techniques {
 }
 
 /// Searches for a solution of `level` until `deadline` or until `cancel` is set.
+///
+/// With a deadline: first the best-first search below for a short share of the time
+/// ([`FIRST_SHARE`]: it solves the easier levels fast, and a few that FESS misses), then the
+/// FESS search (`fess.rs`) for the rest; should FESS run out of positions (which proves
+/// nothing), the best-first search again, whose full pass can prove a level unsolvable.
+/// Without a deadline: FESS, then the best-first search.
 pub fn solve(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> Outcome {
-    solve_with(level, deadline, cancel, Techniques { pi_corrals: true, goal_macros: true, fewest_pushes: false })
+    let techniques = Techniques { pi_corrals: true, goal_macros: true, fewest_pushes: false };
+    let out_of_time = || cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d);
+    if let Some(deadline) = deadline {
+        let started = Instant::now();
+        let first = started + deadline.saturating_duration_since(started).mul_f64(FIRST_SHARE);
+        match solve_with(level, Some(first), cancel, techniques) {
+            Outcome::OutOfTime => {}
+            outcome => return outcome,
+        }
+    }
+    match super::fess::search(level, deadline, cancel) {
+        Some(Outcome::OutOfTime) if out_of_time() => Outcome::OutOfTime,
+        Some(Outcome::OutOfTime) | None => solve_with(level, deadline, cancel, techniques),
+        Some(outcome) => outcome,
+    }
+}
+
+/// The share of [`solve`]'s time given to the best-first search before FESS.
+pub const FIRST_SHARE: f64 = 0.15;
+
+/// The FESS search alone (`fess.rs`) until `deadline` or `cancel`; running out of positions is
+/// reported as [`Outcome::OutOfTime`] (it proves nothing). For comparisons; [`solve`] is better.
+pub fn solve_fess(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> Outcome {
+    super::fess::search(level, deadline, cancel).unwrap_or(Outcome::OutOfTime)
 }
 
 /// Searches for a solution with the fewest pushes (A* with the matching bound, which never
@@ -529,7 +561,14 @@ fn follow_tunnel(board: &Board, occupied: &[bool], (mut from, mut to): (usize, u
 /// other boxes (`occupied`) staying put and the player starting in `region`; breadth-first over
 /// (box cell, side of the box the player is on), so the fewest pushes.
 #[allow(clippy::too_many_arguments)]
-fn push_path(neighbours: &[[u16; 4]], walls: &[bool], dead: &[bool], occupied: &mut [bool], region: &Region, from: usize, target: usize, scratch: &mut Region) -> Option<Vec<(u16, u8)>> {
+pub(super) fn push_path(neighbours: &[[u16; 4]], walls: &[bool], dead: &[bool], occupied: &mut [bool], region: &Region, from: usize, target: usize, scratch: &mut Region) -> Option<Vec<(u16, u8)>> {
+    push_path_to(neighbours, walls, dead, occupied, region, from, (target, None), scratch)
+}
+
+/// [`push_path`], ending with the player next to the box on `side` when given (a side of the
+/// box the player can reach after the last push).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn push_path_to(neighbours: &[[u16; 4]], walls: &[bool], dead: &[bool], occupied: &mut [bool], region: &Region, from: usize, (target, target_side): (usize, Option<usize>), scratch: &mut Region) -> Option<Vec<(u16, u8)>> {
     let size = walls.len();
     // For each (cell, side): the state it came from and the push's direction (u8::MAX: start).
     let mut came: Vec<[(u16, u8, u8); 4]> = vec![[(NONE, 0, 0); 4]; size];
@@ -557,7 +596,7 @@ fn push_path(neighbours: &[[u16; 4]], walls: &[bool], dead: &[bool], occupied: &
             let at = neighbours[to][new_side];
             if at != NONE && scratch.contains(at as usize) && came[to][new_side].0 == NONE {
                 came[to][new_side] = (boxed as u16, side as u8, direction as u8);
-                if to == target {
+                if to == target && target_side.is_none_or(|s| s == new_side) {
                     found = Some((to, new_side));
                     break 'search;
                 }
@@ -590,8 +629,15 @@ fn replay(level: &Level, nodes: &[Node], paths: &[Vec<(u16, u8)>], mut index: u3
         }
         index = nodes[index as usize].parent;
     }
+    pushes.reverse();
+    replay_pushes(level, &pushes)
+}
+
+/// Plays the pushes (box cell before each, direction) on the level, walking the player to each,
+/// and reports the solution when they solve it.
+pub(super) fn replay_pushes(level: &Level, pushes: &[(u16, u8)]) -> Option<Outcome> {
     let mut game = Game::new(level.clone());
-    for &(boxed, direction) in pushes.iter().rev() {
+    for &(boxed, direction) in pushes {
         let behind = level.neighbour(boxed as usize, direction as usize ^ 1)?;
         let walk = shortest_walk(&game.position, game.position.player, behind)?;
         for step in walk.into_iter().chain([direction as usize]) {

@@ -1,0 +1,666 @@
+//! FESS-style search (after Shoham and Schaeffer, "The FESS Algorithm: A Feature Based Approach
+//! to Single-Agent Search", 2020, the search of their solver Festival).
+//!
+//! Moves are *box moves*: one box pushed any number of times to any cell it can reach with the
+//! other boxes standing still (a breadth-first search over the box's cell and the side the player
+//! is on). Every position is projected onto a small *feature space*:
+//!
+//! * packing: how many goals are filled in the packing order (`packing.rs`), counted from the
+//!   first goal of the order up to the first empty one;
+//! * connectivity: into how many separate areas the boxes cut the free floor;
+//! * out of plan: boxes standing on goals whose turn in the packing order has not come.
+//!
+//! The search visits the non-empty cells of the feature space in turn (round-robin); in each it
+//! takes the unexpanded position with the least accumulated *weight* and expands it fully. A
+//! child's weight is its parent's plus the move's cost: 0 for a move that an *advisor* suggests
+//! (the packing advisor: a move that fills the next goal of the order; the connectivity
+//! advisor: the move that leaves the fewest areas, when it joins some; the out-of-plan advisor:
+//! the move that leaves the fewest boxes out of plan, when it takes one off a goal too early;
+//! ties to the smaller bound, then the fewer pushes), 1 for any other move. So the search
+//! follows the advisors' plans deeply while still keeping every other move in reserve, and its
+//! attention is spread over positions of different kinds instead of one priority. Ties within a
+//! cell go to the smaller bound (each box's pushes to its nearest goal) or the fewer pushes.
+//!
+//! Four such searches, with different feature spaces and tie-breaks ([`CONFIGS`]), take turns
+//! of a fixed number of expansions: each solves levels the others miss. The connectivity
+//! features and the player's area after a push come from the articulation points of the free
+//! floor (one depth-first search per box instead of a flood per push).
+//!
+//! Pruning is the solver's: dead squares (a box never enters one), freeze deadlocks, matching
+//! deadlocks, PI-corrals (only box moves whose first push enters the corral) and corral
+//! deadlocks. Running out of positions proves nothing here (the caller then searches in full);
+//! a solution is rebuilt push by push and replayed by the game before it is reported.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use super::corral::{Board, Corrals, Verdict};
+use super::level::Level;
+use super::packing::packing_order;
+use super::solver::{board_tables, push_path_to, replay_pushes, Order, Outcome, Region, Tables, NONE};
+
+/// Positions are keyed by their Zobrist hash, already uniformly random: no need to hash it again.
+#[derive(Default)]
+struct ZobristKey(u64);
+
+impl Hasher for ZobristKey {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ b as u64;
+        }
+    }
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
+    }
+}
+
+/// A position of the search: its boxes live in the search's box arena.
+struct Node {
+    player: u16,
+    parent: u32,
+    /// The box move that led here: the box's cell before and after, and a side of the box
+    /// (after) that the player reaches.
+    moved: (u16, u16, u8),
+}
+
+/// A position's coordinates in the feature space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) struct Features {
+    pub packed: u16,
+    pub areas: u16,
+    pub out_of_plan: u16,
+}
+
+/// Counts the separate areas of free floor (neither wall nor box), and, for a fixed set of
+/// boxes, how many there would be with one more box on any free cell (from the articulation
+/// points of the free floor, one depth-first search for all cells).
+pub(super) struct Areas {
+    mark: Vec<u32>,
+    stamp: u32,
+    stack: Vec<u16>,
+    /// Depth-first discovery times, valid when above `base`.
+    discovered: Vec<u32>,
+    low: Vec<u32>,
+    /// For each free cell: into how many areas its own area falls when a box stands on it.
+    pub(super) pieces: Vec<u16>,
+    time: u32,
+    base: u32,
+    /// The areas found by the last [`Areas::analyse`].
+    total: u16,
+    /// Each free cell's area, named by its smallest cell (where the search started it).
+    root: Vec<u16>,
+    /// For each area's smallest cell, the area's second smallest ([`NONE`] if none).
+    second: Vec<u16>,
+    dfs: Vec<(u16, u8, u16)>,
+}
+
+impl Areas {
+    pub(super) fn new(size: usize) -> Areas {
+        Areas {
+            mark: vec![0; size],
+            stamp: 0,
+            stack: Vec::new(),
+            discovered: vec![0; size],
+            low: vec![0; size],
+            pieces: vec![0; size],
+            time: 0,
+            base: 0,
+            total: 0,
+            root: vec![NONE; size],
+            second: vec![NONE; size],
+            dfs: Vec::new(),
+        }
+    }
+
+    pub(super) fn count(&mut self, neighbours: &[[u16; 4]], walls: &[bool], occupied: &[bool]) -> u16 {
+        self.stamp += 1;
+        let stamp = self.stamp;
+        let mut areas = 0;
+        for start in 0..walls.len() {
+            if walls[start] || occupied[start] || self.mark[start] == stamp {
+                continue;
+            }
+            areas += 1;
+            self.mark[start] = stamp;
+            self.stack.push(start as u16);
+            while let Some(cell) = self.stack.pop() {
+                for &next in &neighbours[cell as usize] {
+                    let n = next as usize;
+                    if next != NONE && self.mark[n] != stamp && !walls[n] && !occupied[n] {
+                        self.mark[n] = stamp;
+                        self.stack.push(next);
+                    }
+                }
+            }
+        }
+        areas
+    }
+
+    /// Prepares [`Areas::with_box_on`] for these boxes (Tarjan's articulation points).
+    pub(super) fn analyse(&mut self, neighbours: &[[u16; 4]], walls: &[bool], occupied: &[bool]) {
+        let size = walls.len() as u32;
+        if self.time > u32::MAX - size - 1 {
+            self.discovered.iter_mut().for_each(|d| *d = 0);
+            self.time = 0;
+        }
+        self.base = self.time;
+        let base = self.base;
+        let free = |cell: u16| cell != NONE && !walls[cell as usize] && !occupied[cell as usize];
+        self.total = 0;
+        for start in 0..walls.len() {
+            if !free(start as u16) || self.discovered[start] > base {
+                continue;
+            }
+            self.total += 1;
+            self.time += 1;
+            self.discovered[start] = self.time;
+            self.low[start] = self.time;
+            self.pieces[start] = 0; // the root: one area per subtree
+            self.root[start] = start as u16;
+            self.second[start] = NONE;
+            self.dfs.push((start as u16, 0, NONE));
+            while let Some(top) = self.dfs.last_mut() {
+                let (cell, parent) = (top.0 as usize, top.2);
+                if top.1 < 4 {
+                    let next = neighbours[cell][top.1 as usize];
+                    top.1 += 1;
+                    if !free(next) {
+                        continue;
+                    }
+                    let n = next as usize;
+                    if self.discovered[n] <= base {
+                        self.time += 1;
+                        self.discovered[n] = self.time;
+                        self.low[n] = self.time;
+                        self.pieces[n] = 1; // the part holding its parent
+                        self.root[n] = start as u16;
+                        self.second[start] = self.second[start].min(next);
+                        self.dfs.push((next, 0, cell as u16));
+                    } else if next != parent {
+                        self.low[cell] = self.low[cell].min(self.discovered[n]);
+                    }
+                } else {
+                    self.dfs.pop();
+                    if parent != NONE {
+                        let p = parent as usize;
+                        self.low[p] = self.low[p].min(self.low[cell]);
+                        if self.low[cell] >= self.discovered[p] {
+                            self.pieces[p] += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The smallest cell of the area of `cell` without `cell` (after [`Areas::analyse`]; when a
+    /// box on `cell` cuts nothing off, the area left is that).
+    pub(super) fn area_without(&self, cell: usize) -> u16 {
+        let root = self.root[cell];
+        if root as usize == cell { self.second[cell] } else { root }
+    }
+
+    /// The number of areas with one more box on the free `cell` (after [`Areas::analyse`]).
+    pub(super) fn with_box_on(&self, cell: usize) -> u16 {
+        self.total + self.pieces[cell] - 1
+    }
+}
+
+/// The feature-space coordinates of a position with these boxes and `areas` areas.
+pub(super) fn features(order: &Order, goals: &[bool], boxes: &[u16], areas: u16) -> Features {
+    let on_goals = boxes.iter().filter(|&&b| goals[b as usize]).count() as u16;
+    let out_of_plan = order.out_of_turn(boxes) as u16;
+    Features { packed: on_goals - out_of_plan, areas, out_of_plan }
+}
+
+/// A child found while expanding: its boxes (sorted), player, move, the pushes it took, features.
+struct Child {
+    boxes: Box<[u16]>,
+    player: u16,
+    moved: (u16, u16, u8),
+    pushes: u32,
+    features: Features,
+    bound: u32,
+    key: u64,
+}
+
+/// How one FESS search orders its work; [`search`] runs several side by side, because each
+/// solves levels the others miss.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Config {
+    /// Whether the number of areas is a coordinate of the feature space.
+    pub areas_in_key: bool,
+    /// Whether the number of boxes out of plan is a coordinate of the feature space.
+    pub plan_in_key: bool,
+    /// Among positions of equal weight in a cell, the one with the fewest pushes in its last
+    /// move first (else the one with the smallest bound).
+    pub fewest_pushes_first: bool,
+}
+
+/// The configurations [`search`] interleaves: the full feature space, then without areas, with
+/// the fewest pushes first, and with packing alone (measured on the original 90, each solves
+/// levels the others miss within 5 s).
+pub(super) const CONFIGS: [Config; 4] = [
+    Config { areas_in_key: true, plan_in_key: true, fewest_pushes_first: false },
+    Config { areas_in_key: false, plan_in_key: true, fewest_pushes_first: false },
+    Config { areas_in_key: true, plan_in_key: true, fewest_pushes_first: true },
+    Config { areas_in_key: false, plan_in_key: false, fewest_pushes_first: false },
+];
+
+/// Expansions each configuration makes in its turn.
+const SLICE: u64 = 500;
+
+/// Memory the positions of one configuration may take (about; boxes, links, key, queue entry),
+/// so that a long search gives up rather than exhausting the machine's memory.
+const MEMORY_PER_SEARCH: usize = 1 << 30;
+
+/// The FESS search until `deadline` or `cancel`: the [`CONFIGS`] take turns of [`SLICE`]
+/// expansions each (so the outcome does not depend on the machine's speed, only the deadline
+/// does). None when all of them run out of positions (which proves nothing, see the module's
+/// comment) or of the memory they may use.
+pub(super) fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> Option<Outcome> {
+    if level.is_solved() {
+        return replay_pushes(level, &[]);
+    }
+    let tables = Tables::new(level);
+    let mut searches = Vec::new();
+    for config in CONFIGS {
+        match Search::new(level, &tables, config) {
+            Ok(search) => searches.push(search),
+            Err(outcome) => return Some(outcome),
+        }
+    }
+    while !searches.is_empty() {
+        let mut k = 0;
+        while k < searches.len() {
+            match searches[k].run(SLICE, deadline, cancel) {
+                Step::Paused => k += 1,
+                Step::Exhausted | Step::Full => {
+                    searches.remove(k);
+                }
+                Step::Done(outcome) => return Some(outcome),
+            }
+        }
+    }
+    None
+}
+
+/// How a turn of one search ended.
+enum Step {
+    /// Its expansions are used up; it can go on.
+    Paused,
+    /// No position left.
+    Exhausted,
+    /// Its positions fill the memory it may use ([`MEMORY_PER_SEARCH`]).
+    Full,
+    /// Solved, out of time or cancelled.
+    Done(Outcome),
+}
+
+/// One FESS search, resumable.
+struct Search<'a> {
+    level: &'a Level,
+    tables: &'a Tables<'a>,
+    config: Config,
+    neighbours: Vec<[u16; 4]>,
+    walls: Vec<bool>,
+    dead: Vec<bool>,
+    order: Order,
+    region: Region,
+    scratch: Region,
+    areas: Areas,
+    corrals: Corrals,
+    occupied: Vec<bool>,
+    /// Boxes per position.
+    n: usize,
+    /// Every position's boxes, `n` at a time.
+    arena: Vec<u16>,
+    nodes: Vec<Node>,
+    seen: HashSet<u64, BuildHasherDefault<ZobristKey>>,
+    /// The feature space's cells, each a queue of positions by (weight, tie-break, index).
+    cell_of: HashMap<Features, usize>,
+    cells: Vec<BinaryHeap<Reverse<(u32, u32, u32)>>>,
+    /// The next cell to take a position from.
+    turn: usize,
+    visited: Vec<[bool; 4]>,
+    touched: Vec<usize>,
+    queue: std::collections::VecDeque<(u16, u8, u32)>,
+    children: Vec<Child>,
+    expanded: u64,
+}
+
+impl<'a> Search<'a> {
+    /// The search from the level's start, or the outcome when the start is already dead.
+    fn new(level: &'a Level, tables: &'a Tables<'a>, config: Config) -> Result<Search<'a>, Outcome> {
+        let size = level.width * level.height;
+        let (neighbours, walls, dead) = board_tables(level);
+        let start_boxes: Vec<u16> = (0..size).filter(|&c| level.boxes[c]).map(|c| c as u16).collect();
+        if start_boxes.iter().any(|&b| tables.distance_to_goal[b as usize] == u16::MAX) || tables.lower_bound(&start_boxes).is_none() {
+            return Err(Outcome::Unsolvable);
+        }
+        let order = Order::new(packing_order(&neighbours, &walls, &level.goals, level.player), size);
+        let mut search = Search {
+            level,
+            tables,
+            config,
+            order,
+            region: Region::new(size),
+            scratch: Region::new(size),
+            areas: Areas::new(size),
+            corrals: Corrals::new(size),
+            occupied: vec![false; size],
+            n: start_boxes.len(),
+            arena: start_boxes.clone(),
+            nodes: Vec::new(),
+            seen: HashSet::default(),
+            cell_of: HashMap::new(),
+            cells: Vec::new(),
+            turn: 0,
+            visited: vec![[false; 4]; size],
+            touched: Vec::new(),
+            queue: std::collections::VecDeque::new(),
+            children: Vec::new(),
+            expanded: 0,
+            neighbours,
+            walls,
+            dead,
+        };
+        start_boxes.iter().for_each(|&b| search.occupied[b as usize] = true);
+        let player = search.region.flood(&search.neighbours, &search.walls, &search.occupied, level.player);
+        let areas = search.areas.count(&search.neighbours, &search.walls, &search.occupied);
+        let start_features = features(&search.order, &level.goals, &start_boxes, areas);
+        search.nodes.push(Node { player, parent: u32::MAX, moved: (0, 0, 0) });
+        search.seen.insert(tables.hash(&start_boxes, player));
+        search.enqueue(start_features, (0, 0, 0));
+        Ok(search)
+    }
+
+    fn enqueue(&mut self, mut features: Features, item: (u32, u32, u32)) {
+        if !self.config.areas_in_key {
+            features.areas = 0;
+        }
+        if !self.config.plan_in_key {
+            features.out_of_plan = 0;
+        }
+        let cells = &mut self.cells;
+        let index = *self.cell_of.entry(features).or_insert_with(|| {
+            cells.push(BinaryHeap::new());
+            cells.len() - 1
+        });
+        cells[index].push(Reverse(item));
+    }
+
+    /// Expands up to `budget` positions.
+    fn run(&mut self, budget: u64, deadline: Option<Instant>, cancel: &AtomicBool) -> Step {
+        let level = self.level;
+        let tables = self.tables;
+        let n = self.n;
+        for _ in 0..budget {
+            // The next non-empty cell in turn.
+            let count = self.cells.len();
+            let Some(offset) = (0..count).find(|&k| !self.cells[(self.turn + k) % count].is_empty()) else { return Step::Exhausted };
+            let cell = (self.turn + offset) % count;
+            self.turn = cell + 1;
+            let Reverse((weight, _, parent)) = self.cells[cell].pop().unwrap();
+            self.expanded += 1;
+            if self.expanded.is_multiple_of(16) && (cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d)) {
+                return Step::Done(Outcome::OutOfTime);
+            }
+            if self.nodes.len() * (2 * n + 48) > MEMORY_PER_SEARCH {
+                return Step::Full;
+            }
+            let at = parent as usize * n;
+            let boxes: Vec<u16> = self.arena[at..at + n].to_vec();
+            let (neighbours, walls, dead) = (&self.neighbours, &self.walls, &self.dead);
+            let occupied = &mut self.occupied;
+            occupied.iter_mut().for_each(|o| *o = false);
+            boxes.iter().for_each(|&b| occupied[b as usize] = true);
+            self.region.flood(neighbours, walls, occupied, self.nodes[parent as usize].player as usize);
+            // Matching deadlocks are found here rather than for every child (most are never expanded).
+            if tables.lower_bound(&boxes).is_none() {
+                continue;
+            }
+            let parent_bound: u32 = boxes.iter().map(|&b| tables.distance_to_goal[b as usize] as u32).sum();
+            let parent_features = features(&self.order, &level.goals, &boxes, self.areas.count(neighbours, walls, occupied));
+            // Which first pushes are allowed: all, or only those into a PI-corral.
+            let board = Board { neighbours, walls, goals: &level.goals, dead };
+            let only = match self.corrals.analyse(&board, occupied, &self.region) {
+                Verdict::Dead => continue,
+                Verdict::Only(pushes) => Some(pushes),
+                Verdict::Free => None,
+            };
+            let (visited, touched, queue, children) = (&mut self.visited, &mut self.touched, &mut self.queue, &mut self.children);
+            children.clear();
+            for slot in 0..n {
+                let from = boxes[slot] as usize;
+                // Breadth-first over (box cell, player's side), the other boxes standing still.
+                for &c in touched.iter() {
+                    visited[c] = [false; 4];
+                }
+                touched.clear();
+                queue.clear();
+                touched.push(from);
+                for side in 0..4 {
+                    let next = neighbours[from][side];
+                    if next == NONE || !self.region.contains(next as usize) {
+                        continue;
+                    }
+                    if only.as_ref().is_some_and(|o| !o.contains(&(from as u16, side as u8 ^ 1))) {
+                        continue;
+                    }
+                    visited[from][side] = true;
+                    queue.push_back((from as u16, side as u8, 0));
+                }
+                if queue.is_empty() {
+                    continue; // the box cannot be pushed
+                }
+                occupied[from] = false;
+                self.areas.analyse(neighbours, walls, occupied);
+                let mut made: Vec<(u16, u16)> = Vec::new();
+                while let Some((boxed, side, pushes)) = queue.pop_front() {
+                    let boxed = boxed as usize;
+                    let direction = side as usize ^ 1;
+                    let to = neighbours[boxed][direction];
+                    if to == NONE || walls[to as usize] || occupied[to as usize] || dead[to as usize] {
+                        continue;
+                    }
+                    let to = to as usize;
+                    occupied[to] = true;
+                    // The player's area after the push: when the box's new cell cuts nothing
+                    // off, all of the cell's area but the cell (no flood needed).
+                    let whole = self.areas.pieces[to] == 1;
+                    let player = if whole { self.areas.area_without(to) } else { self.scratch.flood(neighbours, walls, occupied, boxed) };
+                    let mut first_side = None;
+                    for new_side in 0..4 {
+                        let next = neighbours[to][new_side];
+                        let reached = next != NONE && if whole { !walls[next as usize] && !occupied[next as usize] } else { self.scratch.contains(next as usize) };
+                        if reached {
+                            first_side.get_or_insert(new_side);
+                            if !visited[to][new_side] {
+                                if visited[to] == [false; 4] {
+                                    touched.push(to);
+                                }
+                                visited[to][new_side] = true;
+                                queue.push_back((to as u16, new_side as u8, pushes + 1));
+                            }
+                        }
+                    }
+                    let side = first_side.expect("the player stands next to the box it pushed");
+                    if !made.contains(&(to as u16, player)) {
+                        made.push((to as u16, player));
+                        // A new child, unless frozen or seen.
+                        if !tables.is_freeze_deadlock(to, occupied) {
+                            let mut next: Box<[u16]> = boxes.clone().into_boxed_slice();
+                            next[slot] = to as u16;
+                            next.sort_unstable();
+                            let key = tables.hash(&next, player);
+                            if !self.seen.contains(&key) {
+                                // The cheap bound (each box to its nearest goal) breaks ties in
+                                // the cell's queue; the matching is checked at expansion.
+                                let bound = parent_bound - tables.distance_to_goal[from] as u32 + tables.distance_to_goal[to] as u32;
+                                let features = features(&self.order, &level.goals, &next, self.areas.with_box_on(to));
+                                children.push(Child { boxes: next, player, moved: (from as u16, to as u16, side as u8), pushes: pushes + 1, features, bound, key });
+                            }
+                        }
+                    }
+                    occupied[to] = false;
+                }
+                occupied[from] = true;
+            }
+            // The advisors: each names at most one child, which then costs nothing.
+            let pick = |better: &dyn Fn(&Child) -> Option<(u32, u32)>| {
+                children.iter().enumerate().filter_map(|(i, c)| better(c).map(|rank| (rank, c.pushes, i))).min().map(|(_, _, i)| i)
+            };
+            let packing = pick(&|c| (c.features.packed > parent_features.packed).then_some((0, c.bound)));
+            let connecting = pick(&|c| (c.features.areas < parent_features.areas).then_some((c.features.areas as u32, c.bound)));
+            let unplanning = pick(&|c| (c.features.out_of_plan < parent_features.out_of_plan).then_some((c.features.out_of_plan as u32, c.bound)));
+            let mut children = std::mem::take(&mut self.children);
+            for (i, child) in children.drain(..).enumerate() {
+                if !self.seen.insert(child.key) {
+                    continue; // two moves of one expansion reaching the same position
+                }
+                let index = self.nodes.len() as u32;
+                let advised = [packing, connecting, unplanning].contains(&Some(i));
+                let child_weight = weight + u32::from(!advised);
+                self.nodes.push(Node { player: child.player, parent, moved: child.moved });
+                self.arena.extend_from_slice(&child.boxes);
+                if child.boxes.iter().all(|&b| level.goals[b as usize]) {
+                    let outcome = rebuild(level, &self.neighbours, &self.walls, &self.dead, &self.arena, n, &self.nodes, index);
+                    return Step::Done(outcome.unwrap_or(Outcome::OutOfTime));
+                }
+                let tie = if self.config.fewest_pushes_first { child.pushes } else { child.bound };
+                self.enqueue(child.features, (child_weight, tie, index));
+            }
+            self.children = children;
+        }
+        Step::Paused
+    }
+}
+
+/// Rebuilds the pushes of the box moves leading to `index` and replays them.
+#[allow(clippy::too_many_arguments)]
+fn rebuild(level: &Level, neighbours: &[[u16; 4]], walls: &[bool], dead: &[bool], arena: &[u16], n: usize, nodes: &[Node], mut index: u32) -> Option<Outcome> {
+    let size = walls.len();
+    let (mut region, mut scratch) = (Region::new(size), Region::new(size));
+    let mut moves = Vec::new();
+    while nodes[index as usize].parent != u32::MAX {
+        moves.push(index);
+        index = nodes[index as usize].parent;
+    }
+    let mut pushes = Vec::new();
+    let mut occupied = vec![false; size];
+    for &child in moves.iter().rev() {
+        let parent = nodes[child as usize].parent as usize;
+        occupied.iter_mut().for_each(|o| *o = false);
+        arena[parent * n..(parent + 1) * n].iter().for_each(|&b| occupied[b as usize] = true);
+        region.flood(neighbours, walls, &occupied, nodes[parent].player as usize);
+        let (from, to, side) = nodes[child as usize].moved;
+        let path = push_path_to(neighbours, walls, dead, &mut occupied, &region, from as usize, (to as usize, Some(side as usize)), &mut scratch)?;
+        pushes.extend(path);
+    }
+    replay_pushes(level, &pushes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::sokoban::level::parse_collection;
+    use crate::games::sokoban::solver::verify;
+
+    #[test]
+    fn features_count_packing_areas_and_boxes_out_of_plan() {
+        // Three goals in a dead-end corridor (filled from its end, (1, 1) first) over a room; two
+        // gaps in row 2 join them.
+        let level = parse_collection("#######\n#...  #\n### # #\n#  $$ #\n# @$  #\n#######\n").unwrap().remove(0);
+        let size = level.width * level.height;
+        let (neighbours, walls, _) = board_tables(&level);
+        let order = Order::new(packing_order(&neighbours, &walls, &level.goals, level.player), size);
+        let at = |x: usize, y: usize| (y * level.width + x) as u16;
+        let mut areas = Areas::new(size);
+        let measure = |boxes: &[u16], areas: &mut Areas| {
+            let mut occupied = vec![false; size];
+            boxes.iter().for_each(|&b| occupied[b as usize] = true);
+            let mut sorted = boxes.to_vec();
+            sorted.sort_unstable();
+            let count = areas.count(&neighbours, &walls, &occupied);
+            features(&order, &level.goals, &sorted, count)
+        };
+        assert_eq!(measure(&[at(1, 3), at(4, 4), at(5, 4)], &mut areas), Features { packed: 0, areas: 1, out_of_plan: 0 });
+        // The deepest goal filled: packed 1.
+        assert_eq!(measure(&[at(1, 1), at(4, 4), at(5, 4)], &mut areas), Features { packed: 1, areas: 1, out_of_plan: 0 });
+        // A box on the goal by the entrance while the deeper ones are empty: out of plan, and it
+        // cuts the corridor's end off from the rest (two areas).
+        assert_eq!(measure(&[at(3, 1), at(4, 4), at(5, 4)], &mut areas), Features { packed: 0, areas: 2, out_of_plan: 1 });
+        // Boxes in both gaps of row 2 cut the corridor off from the room.
+        assert_eq!(measure(&[at(3, 2), at(5, 2), at(1, 3)], &mut areas), Features { packed: 0, areas: 2, out_of_plan: 0 });
+        // All three goals filled in order, the room in one piece: packed 3.
+        assert_eq!(measure(&[at(1, 1), at(2, 1), at(3, 1)], &mut areas), Features { packed: 3, areas: 1, out_of_plan: 0 });
+    }
+
+    /// The areas with one more box, from the articulation points, equal a plain count, on the
+    /// Microban levels with their boxes and with random boxes.
+    #[test]
+    fn areas_with_one_more_box_match_a_plain_count() {
+        use rand::{Rng, SeedableRng};
+        let levels = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let mut checked = 0;
+        for level in levels.iter().take(60) {
+            let (neighbours, walls, _) = board_tables(level);
+            let size = walls.len();
+            let mut areas = Areas::new(size);
+            let mut region = Region::new(size);
+            for round in 0..3 {
+                let mut occupied: Vec<bool> = if round == 0 { level.boxes.clone() } else { (0..size).map(|c| !walls[c] && rng.gen_bool(0.3)).collect() };
+                areas.analyse(&neighbours, &walls, &occupied);
+                let total = areas.count(&neighbours, &walls, &occupied);
+                assert_eq!(areas.total, total, "level {}", level.title);
+                let free: Vec<usize> = (0..size).filter(|&c| !walls[c] && !occupied[c]).collect();
+                for cell in free {
+                    occupied[cell] = true;
+                    let expected = areas.count(&neighbours, &walls, &occupied);
+                    // Nothing cut off: the area left is the cell's area without it.
+                    let beside = neighbours[cell].iter().find(|&&c| c != NONE && !walls[c as usize] && !occupied[c as usize]);
+                    if let (1, Some(&beside)) = (areas.pieces[cell], beside) {
+                        assert_eq!(areas.area_without(cell), region.flood(&neighbours, &walls, &occupied, beside as usize), "level {} cell {cell}", level.title);
+                    }
+                    occupied[cell] = false;
+                    assert_eq!(areas.with_box_on(cell), expected, "level {} cell {cell}", level.title);
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+    }
+
+    #[test]
+    fn a_level_solved_from_the_start_needs_no_move() {
+        let level = parse_collection("#####\n#@* #\n#####\n").unwrap().remove(0);
+        let outcome = search(&level, None, &AtomicBool::new(false));
+        assert_eq!(outcome, Some(Outcome::Solved { lurd: String::new(), moves: 0, pushes: 0 }));
+    }
+
+    #[test]
+    fn solves_levels_with_verified_solutions() {
+        let levels = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap();
+        let cancel = AtomicBool::new(false);
+        let mut solved = 0;
+        for level in levels.iter().take(30) {
+            let deadline = Instant::now() + std::time::Duration::from_secs(5);
+            match search(level, Some(deadline), &cancel) {
+                Some(Outcome::Solved { lurd, .. }) => {
+                    assert!(verify(level, &lurd), "level {}", level.title);
+                    solved += 1;
+                }
+                other => panic!("level {}: {other:?}", level.title),
+            }
+        }
+        assert_eq!(solved, 30);
+    }
+}

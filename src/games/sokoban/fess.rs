@@ -40,7 +40,7 @@ use std::time::Instant;
 use super::corral::{Board, Corrals, Verdict};
 use super::level::Level;
 use super::packing::packing_order;
-use super::solver::{board_tables, push_path_to, replay_pushes, Order, Outcome, Region, Tables, NONE};
+use super::solver::{board_tables, flood_from, push_path_to, replay_pushes, Order, Outcome, Region, Tables, NONE};
 
 /// Positions are keyed by their Zobrist hash, already uniformly random: no need to hash it again.
 #[derive(Default)]
@@ -127,17 +127,7 @@ impl Areas {
                 continue;
             }
             areas += 1;
-            self.mark[start] = stamp;
-            self.stack.push(start as u16);
-            while let Some(cell) = self.stack.pop() {
-                for &next in &neighbours[cell as usize] {
-                    let n = next as usize;
-                    if next != NONE && self.mark[n] != stamp && !walls[n] && !occupied[n] {
-                        self.mark[n] = stamp;
-                        self.stack.push(next);
-                    }
-                }
-            }
+            flood_from(&mut self.mark, &mut self.stack, stamp, start, neighbours, walls, occupied);
         }
         areas
     }

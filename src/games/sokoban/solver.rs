@@ -215,6 +215,25 @@ impl<'a> Tables<'a> {
     }
 }
 
+/// Marks with `stamp` every cell reachable from `start` through cells that are neither walls nor
+/// `occupied`, `start` included, and returns the smallest of them (`stack` is left empty).
+pub(super) fn flood_from(mark: &mut [u32], stack: &mut Vec<u16>, stamp: u32, start: usize, neighbours: &[[u16; 4]], walls: &[bool], occupied: &[bool]) -> u16 {
+    mark[start] = stamp;
+    stack.push(start as u16);
+    let mut least = start as u16;
+    while let Some(cell) = stack.pop() {
+        least = least.min(cell);
+        for &next in &neighbours[cell as usize] {
+            let n = next as usize;
+            if next != NONE && mark[n] != stamp && !walls[n] && !occupied[n] {
+                mark[n] = stamp;
+                stack.push(next);
+            }
+        }
+    }
+    least
+}
+
 /// The player's region, found again for every position without allocating: a cell is in the
 /// region when its mark equals the current stamp.
 pub(super) struct Region {
@@ -232,22 +251,8 @@ impl Region {
     /// region's smallest cell (the normalised player position).
     pub(super) fn flood(&mut self, neighbours: &[[u16; 4]], walls: &[bool], occupied: &[bool], start: usize) -> u16 {
         self.stamp += 1;
-        let stamp = self.stamp;
-        self.mark[start] = stamp;
         self.stack.clear();
-        self.stack.push(start as u16);
-        let mut least = start as u16;
-        while let Some(cell) = self.stack.pop() {
-            least = least.min(cell);
-            for &next in &neighbours[cell as usize] {
-                let n = next as usize;
-                if next != NONE && self.mark[n] != stamp && !walls[n] && !occupied[n] {
-                    self.mark[n] = stamp;
-                    self.stack.push(next);
-                }
-            }
-        }
-        least
+        flood_from(&mut self.mark, &mut self.stack, self.stamp, start, neighbours, walls, occupied)
     }
 
     pub(super) fn contains(&self, cell: usize) -> bool {

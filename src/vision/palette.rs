@@ -475,7 +475,7 @@ impl ColourModel {
             }
         }
         let (sep, agree, side, labels) = best.ok_or_else(|| VisionError::Calibration("no arrangement".into()))?;
-        if sep < 0.3 && agree < 0.9 {
+        if sep < START_MIN_SEPARATION && agree < 0.9 {
             return Err(VisionError::Calibration(format!(
                 "not a start position (light/dark separation {sep:.2}, men of the expected colour {:.0}%)",
                 agree * 100.0
@@ -687,6 +687,13 @@ const SESSION_FEATURE_SEPARATION: f32 = 3.0;
 
 /// How far one accepted position moves a class of the session's colours (see `follow`).
 const FOLLOW_RATE: f32 = 0.15;
+
+/// How much lighter (in board-contrast units) the lighter side's men must be than the darker
+/// side's men and the empty dark squares for a set the palette does not know to be named by
+/// lightness (the lighter side is White). Red and white men, or green and yellow, differ by
+/// 0.2 and less; whether the picture is a start position at all is decided afterwards, by
+/// every square of it read as the start says with the model learnt from it.
+const START_MIN_SEPARATION: f32 = 0.12;
 
 /// A start position may have a square or two the camera cannot see well (glare,
 /// a piece off its square); more is another position.

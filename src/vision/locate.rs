@@ -777,7 +777,6 @@ fn refine_full(gray: &Mat, h: &H3, lens: Lens, fit_lens_too: bool) -> Option<(H3
     if s2.len() < 12 {
         return None;
     }
-    let (s2, d2) = clean_corners(gray, &at, s2, d2);
     let ransac_px = (0.04 * sq).max(1.0);
     let (_, inl) = fit_h(&s2, &d2, ransac_px).ok()?;
     if inl.iter().filter(|x| **x).count() < 12 {
@@ -791,60 +790,6 @@ fn refine_full(gray: &Mat, h: &H3, lens: Lens, fit_lens_too: bool) -> Option<(H3
     }
     Some((nh, lens))
 }
-
-/// The inner corners that still look like the meeting point of four squares where they were
-/// found: the two diagonal pairs of quadrants around the corner alike, the pairs far apart. A
-/// corner half hidden by a man's side wall, its shadow or a highlight draws the sub-pixel
-/// search a few pixels off without wandering far, and on a small board crowded with tall men
-/// those few pixels, extrapolated out to the board's edge, put the outer corners a tenth of a
-/// square out. `at` maps board coordinates to the image (the lattice the corners were looked
-/// for on). Keeps them all when too few would be left to fit.
-fn clean_corners(gray: &Mat, at: &dyn Fn(f64, f64) -> (f64, f64), board: Vec<(f64, f64)>, img: Vec<(f64, f64)>) -> (Vec<(f64, f64)>, Vec<(f64, f64)>) {
-    let patch_mean = |x: f64, y: f64| -> Option<f32> {
-        let (cx, cy) = (x.round() as i32, y.round() as i32);
-        if cx < 1 || cy < 1 || cx + 1 >= gray.cols() || cy + 1 >= gray.rows() {
-            return None;
-        }
-        let mut sum = 0u32;
-        for dy in -1..=1 {
-            for dx in -1..=1 {
-                sum += *gray.at_2d::<u8>(cy + dy, cx + dx).ok()? as u32;
-            }
-        }
-        Some(sum as f32 / 9.0)
-    };
-    // (contrast between the diagonal pairs, the larger difference within a pair)
-    let quality = |&(u, v): &(f64, f64), &(x, y): &(f64, f64)| -> Option<(f32, f32)> {
-        let (x0, y0) = at(u, v);
-        let q = |du: f64, dv: f64| {
-            let (qx, qy) = at(u + du, v + dv);
-            patch_mean(qx - x0 + x, qy - y0 + y)
-        };
-        let d = CORNER_QUADRANT_OFFSET;
-        let (a, b, c, e) = (q(-d, -d)?, q(d, d)?, q(d, -d)?, q(-d, d)?);
-        Some((((a + b) - (c + e)).abs() / 2.0, (a - b).abs().max((c - e).abs())))
-    };
-    let measured: Vec<Option<(f32, f32)>> = board.iter().zip(&img).map(|(b, i)| quality(b, i)).collect();
-    let mut contrasts: Vec<f32> = measured.iter().flatten().map(|m| m.0).collect();
-    if contrasts.is_empty() {
-        return (board, img);
-    }
-    contrasts.sort_by(|a, b| a.total_cmp(b));
-    let typical = contrasts[contrasts.len() / 2];
-    let clean = |m: &Option<(f32, f32)>| m.is_some_and(|(contrast, unlike)| contrast >= 0.5 * typical && unlike <= 0.35 * contrast);
-    let kept = measured.iter().filter(|m| clean(m)).count();
-    if kept < MIN_CLEAN_CORNERS {
-        return (board, img);
-    }
-    board.into_iter().zip(img).zip(&measured).filter(|(_, m)| clean(m)).map(|(pair, _)| pair).unzip()
-}
-
-/// How far from an inner corner (in squares, along both lattice directions) its four quadrants
-/// are sampled: inside the sub-pixel search window, clear of the corner's own blur.
-const CORNER_QUADRANT_OFFSET: f64 = 0.12;
-
-/// Fewer clean corners than this: the lattice is fitted on all of them (a board mostly covered).
-const MIN_CLEAN_CORNERS: usize = 16;
 
 /// The lens under which the found inner corners (`img`, of lattice points `board`; `inlier`
 /// says which to trust) lie best on one projective lattice. Kept at none unless it explains

@@ -46,7 +46,7 @@ fn run() -> R<()> {
         Some("fit-seed") => fit_seed(&args),
         Some("squares") => squares(&args),
         Some("rendered-frame") => rendered_frame(&args),
-        _ => Err("usage: vision_eval photos|video|fit-seed|squares [options]".into()),
+        _ => Err("usage: vision_eval photos|video|fit-seed|squares|rendered-frame [options]".into()),
     }
 }
 

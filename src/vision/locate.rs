@@ -839,8 +839,6 @@ fn fit_lens(size: (i32, i32), board: &[(f64, f64)], img: &[(f64, f64)], inlier: 
     let k1 = 0.5 * (lo + hi);
     let (flat, bent) = (residual(0.0), residual(k1));
     tracing::debug!("lens fit: k1 {k1:.3}, mean squared error {bent:.3} px² against {flat:.3} flat, {} corners", b.len());
-    // Clearly better: the squared error at most LENS_RATIO of the flat lattice's, and the flat
-    // lattice off by more than sub-pixel noise (0.005 square, squared).
     // A barrel lens is kept when it explains the corners' bend beyond their noise (an F-test of
     // the one more parameter: 2n coordinates, 9 fitted); a pincushion only when it explains
     // most of the flat lattice's error, which must be more than sub-pixel noise (0.005 square).
@@ -947,8 +945,6 @@ pub fn check_location(rect: &Mat) -> Result<PatternCheck> {
 mod tests {
     use super::*;
 
-    /// Points of a lattice seen through a lens: the fit finds the lens back, and a flat
-    /// lattice gets none.
     #[test]
     fn a_slight_barrel_lens_on_a_small_board_is_kept_and_a_slight_pincushion_is_not() {
         // A board of 40 px squares in a corner of the picture, the corners found with a third
@@ -980,6 +976,8 @@ mod tests {
         assert_eq!(found(0.06), 0.0, "a pincushion this slight is a warped board, not a lens");
     }
 
+    /// Points of a lattice seen through a lens: the fit finds the lens back, and a flat
+    /// lattice gets none.
     #[test]
     fn the_lens_is_told_by_the_bend_of_the_inner_corners() {
         let size = (1280, 720);

@@ -504,15 +504,10 @@ impl ColourModel {
     /// This model moved to the colours of a start position (`labels`: its dark
     /// squares), leaving out the squares `skip`.
     fn learn_start(&self, bf: &BoardFeatures, labels: &[(usize, usize, ColourClass)], skip: &[(usize, usize)]) -> Result<ColourModel> {
-        let extended;
-        let this = match self.with_session_features(bf, labels, skip)? {
-            Some(m) => {
-                extended = m;
-                &extended
-            }
-            None => self,
-        };
-        this.learn_start_on(bf, labels, skip)
+        match self.with_session_features(bf, labels, skip)? {
+            Some(extended) => extended.learn_start_on(bf, labels, skip),
+            None => self.learn_start_on(bf, labels, skip),
+        }
     }
 
     /// The features this model does not use (a palette made for another set leaves out what
@@ -530,13 +525,7 @@ impl ColourModel {
         let values = |k: usize, cls: ColourClass| -> Vec<f32> {
             labels.iter().filter(|l| l.2 == cls && kept(l.0, l.1)).map(|l| bf.squares[l.0][l.1].f[k]).collect()
         };
-        let light_values = |k: usize| -> Vec<f32> {
-            (0..8)
-                .flat_map(|r| (0..8).map(move |c| (r, c)))
-                .filter(|&(r, c)| !bf.is_dark(r, c) && kept(r, c))
-                .map(|(r, c)| bf.squares[r][c].f[k])
-                .collect()
-        };
+        let light_values = |k: usize| -> Vec<f32> { light_squares(bf, skip).map(|(r, c)| bf.squares[r][c].f[k]).collect() };
         let mut extra = Vec::new();
         for k in (0..FEATURE_NAMES.len()).filter(|k| !self.idx.contains(k)) {
             let floor = SESSION_FEATURE_FLOOR[k];
@@ -585,11 +574,7 @@ impl ColourModel {
         let sel = |cls: ColourClass| -> Vec<Vec<f32>> {
             labels.iter().filter(|l| l.2 == cls && kept(l.0, l.1)).map(|l| self.select(&bf.squares[l.0][l.1])).collect()
         };
-        let light: Vec<Vec<f32>> = (0..8)
-            .flat_map(|r| (0..8).map(move |c| (r, c)))
-            .filter(|&(r, c)| !bf.is_dark(r, c) && kept(r, c))
-            .map(|(r, c)| self.select(&bf.squares[r][c]))
-            .collect();
+        let light: Vec<Vec<f32>> = light_squares(bf, skip).map(|(r, c)| self.select(&bf.squares[r][c])).collect();
         let mut m = self.clone();
         m.name = format!("{} (calibrated)", self.name);
         m.empty_dark = self.empty_dark.shrunk(&sel(ColourClass::Empty), CALIB_N0)?;
@@ -666,6 +651,11 @@ impl ColourModel {
         }
         out
     }
+}
+
+/// The light squares of the board (row, col) but those in `skip`: the empty light class of a start.
+fn light_squares<'a>(bf: &'a BoardFeatures, skip: &'a [(usize, usize)]) -> impl Iterator<Item = (usize, usize)> + 'a {
+    (0..8).flat_map(|r| (0..8).map(move |c| (r, c))).filter(move |&(r, c)| !bf.is_dark(r, c) && !skip.contains(&(r, c)))
 }
 
 /// Mean and variance of `v` (the variance never under `floor` squared).

@@ -359,11 +359,6 @@ pub fn solve(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> O
 /// The share of [`solve`]'s time given to the best-first search before FESS.
 pub const FIRST_SHARE: f64 = 0.15;
 
-/// The FESS search alone (`fess.rs`) until `deadline` or `cancel`; running out of positions is
-/// reported as [`Outcome::OutOfTime`] (it proves nothing). For comparisons; [`solve`] is better.
-pub fn solve_fess(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> Outcome {
-    super::fess::search(level, deadline, cancel).unwrap_or(Outcome::OutOfTime)
-}
 
 /// Searches for a solution with the fewest pushes (A* with the matching bound, which never
 /// overestimates) until `deadline` or `cancel`. Much slower than [`solve`]: for small levels, or

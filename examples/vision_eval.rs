@@ -2,11 +2,14 @@
 //!
 //! ```text
 //! cargo run --release --example vision_eval -- photos [--data DIR] [--calib Image_013] [--palette P] [--overlays DIR] [--no-lean]
+//!                                                    [--fit-on PHOTO,PHOTO,..] [--dump PHOTO]
 //! cargo run --release --example vision_eval -- video  [--video FILE] [--palette seed] [--no-calibrate] [--verbose]
 //! cargo run --release --example vision_eval -- fit-seed [--video FILE] [--out models/seed.json] [--train even|all] [--rendered SCENES]
 //! ```
 //! `photos`: the 25 b3nny01-checkersvision photos, labels from tests/data (display
-//! frame), palette-only and calibrated on one start-position photo.
+//! frame), palette-only and calibrated on one start-position photo. `--fit-on` refits the
+//! palette on those photos and scores only the others; `--dump` prints every dark square of one
+//! photo with its features, the calibrated reading and its distance to each class per feature.
 //! `video`: the ray-traced recording through the per-frame pipeline; on every
 //! `start`/`ply-N` frame the reading in board coordinates must equal the truth,
 //! and `hand-N` frames must be unstable.
@@ -234,6 +237,23 @@ fn photos(args: &[String]) -> R<()> {
             if v.len() == 3 && v[0] == name {
                 let (r, c): (usize, usize) = (v[1].parse()?, v[2].parse()?);
                 println!("{name} ({r},{c}): features {:?} centre {:?} probs {:?} unknown {:.2}", bf.squares[r][c].f, bf.squares[r][c].centre, rp.squares[r][c].probs, rp.squares[r][c].p_unknown);
+            }
+        }
+        if opt(args, "--dump").as_deref() == Some(name.as_str()) {
+            println!("{:>5} t  {}  read", "sq", classify::FEATURE_NAMES.map(|n| format!("{n:>9}")).join(""));
+            for r in 0..8 {
+                for c in (0..8).filter(|&c| bf.is_dark(r, c)) {
+                    let f: String = bf.squares[r][c].f.iter().map(|v| format!("{v:>9.3}")).collect();
+                    let rd = &rc.squares[r][c];
+                    println!("({r},{c}) {}  {f}  {} {:.2} unk {:.2}", truth[r].as_bytes()[c] as char, rd.class.letter(), rd.confidence, rd.p_unknown);
+                    for (cname, cm) in [("empty", &calibrated.empty_dark), ("dark", &calibrated.dark_man), ("light", &calibrated.light_man)] {
+                        let z: Vec<String> = calibrated.features.iter().enumerate().map(|(k, fname)| {
+                            let i = classify::FEATURE_NAMES.iter().position(|n| n == fname).unwrap_or(0);
+                            format!("{fname}={:+.1}", (bf.squares[r][c].f[i] - cm.mean[k]) / cm.cov[k][k].sqrt())
+                        }).collect();
+                        println!("        z {cname:<6} {}", z.join(" "));
+                    }
+                }
             }
         }
         let (gp, gc) = (rp.grid(), rc.grid());

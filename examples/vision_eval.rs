@@ -13,7 +13,7 @@
 //! `video`: the ray-traced recording through the per-frame pipeline; on every
 //! `start`/`ply-N` frame the reading in board coordinates must equal the truth,
 //! and `hand-N` frames must be unstable.
-//! `rendered-frame SCENE K --out PNG`: frame K of unseen-board scene SCENE exactly as the rendered
+//! `rendered-frame SCENE K|start [--out PNG] [--family wooden|four-colour]`: frame K of unseen-board scene SCENE exactly as the rendered
 //! check (tests/vision_rendered.rs) draws it, its true corners, and where the board finder puts them.
 //! `squares IMAGE [--palette P]`: every dark square's features and reading, palette alone, for
 //! looking into why a start position does not calibrate.
@@ -84,7 +84,12 @@ fn rendered_frame(args: &[String]) -> R<()> {
     let usage = "usage: vision_eval rendered-frame SCENE K --out PNG";
     let scene_seed: u64 = args.get(2).ok_or(usage)?.parse()?;
     let which = args.get(3).ok_or(usage)?;
-    let scene = unseen_board_scene(scene_seed);
+    // `--family wooden|four-colour`: the palettes' own sets (random_scene) instead of unseen boards.
+    let scene = match opt(args, "--family").as_deref() {
+        Some("wooden") => boardwatch::synth::random_scene(scene_seed, boardwatch::synth::Palette::Wooden),
+        Some("four-colour") => boardwatch::synth::random_scene(scene_seed, boardwatch::synth::Palette::FourColour),
+        _ => unseen_board_scene(scene_seed),
+    };
     if which == "start" {
         // The start position the check calibrates on, with the same sensor noise.
         let start = boardwatch::draughts::Position::start(&boardwatch::draughts::Variant::English.rules()).to_grid();

@@ -440,3 +440,18 @@ fn the_lens_is_found_with_the_board_and_the_corners_stay_within_a_tenth() {
     assert_eq!(location.lens, Lens::default(), "no lens made up for an undistorted view");
     assert!(corner_error(&location.corners, &truth.corners) <= 0.1);
 }
+
+/// Black men with bright grooves on a pale green and lavender board (unseen scene 13011): the
+/// strongest X-corners of the picture are all on the men, none on the board, and lattices grown
+/// from the strongest corners alone never covered the board ("no checkers board found"). The
+/// weaker corners seed lattices too when the strong ones find no board.
+#[test]
+fn a_board_whose_men_outshine_its_squares_is_found() {
+    let scene = unseen_board_scene(13011);
+    let start = Position::start(&Variant::English.rules()).to_grid();
+    let (image, truth) = render_frame(&scene, &start, None, 13011u64.wrapping_mul(7919)).unwrap();
+    let location = locate_board(&to_mat(&image), None).unwrap_or_else(|e| panic!("{e}"));
+    let error = corner_error(&location.corners, &truth.corners);
+    assert!(error <= 0.1, "corners off by {error:.3} square");
+    Calibration::from_image(&to_mat(&image), &ColourModel::wooden().unwrap(), None, "start").unwrap_or_else(|e| panic!("{e}"));
+}

@@ -253,17 +253,25 @@ pub fn locate_board(img: &Mat, previous: Option<&BoardLocation>) -> Result<Board
     let mut best: Option<(H3, f32, LocateMethod)> = None;
     let mut small_f = Mat::default();
     small.convert_to(&mut small_f, core::CV_32F, 1.0 / 255.0, 0.0)?;
-    for &sigma in XCORNER_SIGMAS {
-        let pts = detect_xcorners(&small_f, sigma)?;
-        for lat in fit_lattices(&pts) {
-            if let Some((hb, sc)) = best_extent(&g, &lat) {
-                if best.as_ref().map_or(true, |b| sc > b.1) {
-                    best = Some((hb, sc, LocateMethod::XCornerLattice));
+    // Lattices are grown from the strongest corners first. Men whose rims and grooves
+    // contrast more than the squares do (black men on a pale green and lavender board) can take
+    // all of those places; then the weaker corners seed lattices too.
+    let mut corners_by_sigma = Vec::with_capacity(XCORNER_SIGMAS.len());
+    'seeds: for seeds in [FIRST_SEEDS, MORE_SEEDS] {
+        for (k, &sigma) in XCORNER_SIGMAS.iter().enumerate() {
+            if corners_by_sigma.len() <= k {
+                corners_by_sigma.push(detect_xcorners(&small_f, sigma)?);
+            }
+            for lat in fit_lattices(&corners_by_sigma[k], seeds) {
+                if let Some((hb, sc)) = best_extent(&g, &lat) {
+                    if best.as_ref().map_or(true, |b| sc > b.1) {
+                        best = Some((hb, sc, LocateMethod::XCornerLattice));
+                    }
                 }
             }
-        }
-        if best.as_ref().is_some_and(|b| b.1 >= GOOD_SCORE) {
-            break;
+            if best.as_ref().is_some_and(|b| b.1 >= GOOD_SCORE) {
+                break 'seeds;
+            }
         }
     }
     if best.as_ref().map_or(true, |b| b.1 < GOOD_SCORE) {
@@ -402,7 +410,12 @@ pub(crate) struct Lattice {
     nodes: Vec<(i32, i32)>,
 }
 
-fn fit_lattices(pts: &[XPt]) -> Vec<Lattice> {
+/// How many of the strongest X-corners seed lattice hypotheses: first, and when no board
+/// was found from those.
+const FIRST_SEEDS: usize = 40;
+const MORE_SEEDS: usize = 120;
+
+fn fit_lattices(pts: &[XPt], seeds: usize) -> Vec<Lattice> {
     let n = pts.len();
     if n < 9 {
         return vec![];
@@ -410,7 +423,7 @@ fn fit_lattices(pts: &[XPt]) -> Vec<Lattice> {
     // Seed hypotheses: strong corner p + two near-orthogonal neighbours of similar
     // distance = affine lattice. Count corners near lattice nodes within 2 steps.
     let mut hyps: Vec<(usize, (f64, f64), (f64, f64), usize)> = Vec::new();
-    for si in 0..n.min(40) {
+    for si in 0..n.min(seeds) {
         let p = pts[si];
         let mut nb: Vec<(f64, usize)> = (0..n)
             .filter(|&j| j != si)

@@ -13,7 +13,7 @@
 //! `video`: the ray-traced recording through the per-frame pipeline; on every
 //! `start`/`ply-N` frame the reading in board coordinates must equal the truth,
 //! and `hand-N` frames must be unstable.
-//! `rendered-frame SCENE K|start [--out PNG] [--family wooden|four-colour]`: frame K of unseen-board scene SCENE exactly as the rendered
+//! `rendered-frame SCENE K|start [--out PNG] [--family wooden|four-colour] [--palette P]`: frame K of unseen-board scene SCENE exactly as the rendered
 //! check (tests/vision_rendered.rs) draws it, its true corners, and where the board finder puts them.
 //! `squares IMAGE [--palette P]`: every dark square's features and reading, palette alone, for
 //! looking into why a start position does not calibrate.
@@ -101,7 +101,8 @@ fn rendered_frame(args: &[String]) -> R<()> {
         let frame = source::rgb_image_to_mat(&image)?;
         let loc = locate_board(&frame, None)?;
         println!("found corners {:?} by {:?}, lens k1 {:.3}", loc.corners, loc.method, loc.lens.k1);
-        match Calibration::from_image(&frame, &ColourModel::wooden()?, None, "start") {
+        let palette = ColourModel::named(&opt(args, "--palette").unwrap_or("wooden".into()))?;
+        match Calibration::from_image(&frame, &palette, None, "start") {
             Ok(_) => println!("calibrates"),
             Err(e) => println!("does not calibrate: {e}"),
         }

@@ -241,7 +241,7 @@ pub fn locate_board(img: &Mat, previous: Option<&BoardLocation>) -> Result<Board
         if prev.image_size == (w, h) {
             let sc = score_location(&g, &prev.h_board_to_img, prev.lens, (w, h), scale);
             if sc.total >= ACCEPT_SCORE {
-                let refined = refine_full(&gray, &prev.h_board_to_img, prev.lens, false).unwrap_or((prev.h_board_to_img, prev.lens));
+                let refined = refine_full(&gray, &prev.h_board_to_img, prev.lens, false).map_or((prev.h_board_to_img, prev.lens), |r| (r.h, r.lens));
                 let sc2 = score_location(&g, &refined.0, refined.1, (w, h), scale);
                 let ((hh, lens), s) = if sc2.total >= sc.total - 0.05 { (refined, sc2.total) } else { ((prev.h_board_to_img, prev.lens), sc.total) };
                 return Ok(BoardLocation::new(hh, (w, h), s, LocateMethod::Tracked, lens));
@@ -290,11 +290,12 @@ pub fn locate_board(img: &Mat, previous: Option<&BoardLocation>) -> Result<Board
     // 4. Full-resolution refinement.
     let h_full = h_mul(&s_inv, &hb_small);
     let h_full = canonical(&h_full)?;
-    let refined = refine_full(&gray, &h_full, Lens::default(), true).unwrap_or((h_full, Lens::default()));
+    let first = refine_full(&gray, &h_full, Lens::default(), true);
+    let refined = first.as_ref().map_or((h_full, Lens::default()), |r| (r.h, r.lens));
     // Once more from the refined fit: the corner search windows then start on
     // the corners, and the result no longer depends on how coarse the first
     // guess was (i.e. on the image's size).
-    let (refined, lens) = refine_full(&gray, &refined.0, refined.1, true).unwrap_or(refined);
+    let (refined, lens) = refine_full(&gray, &refined.0, refined.1, true).map_or(refined, |r| (r.h, r.lens));
     let refined = canonical(&refined)?;
     // Compare like with like: `sc` carries best_extent's bonus for lattice support.
     let sc1 = score_board(&g, &h_mul(&s_mat, &h_full)).total;
@@ -315,7 +316,12 @@ pub fn locate_board(img: &Mat, previous: Option<&BoardLocation>) -> Result<Board
         let shift = (0..4).map(|k| dist(coarse.corners[k], fine.corners[k])).fold(0.0, f32::max);
         shift < SAME_LATTICE_SHIFT * square(&coarse.corners)
     };
-    let (hh, lens, s) = if same_lattice || sc2 >= sc1 - margin { (refined, lens, sc2) } else { (h_full, Lens::default(), sc1) };
+    // On the same lattice, the corners measured from the coarse lattice decide: the fit of the
+    // refinement can be drawn a few pixels aside by corners a man's rim pulled (a small board
+    // crowded with men), and then the coarse lattice explains most corners better.
+    let fits_better = first.as_ref().map_or(true, |m| m.median_miss(&refined, lens, (w, h)) <= m.median_miss(&h_full, Lens::default(), (w, h)));
+    let take_refined = if same_lattice { fits_better } else { sc2 >= sc1 - margin };
+    let (hh, lens, s) = if take_refined { (refined, lens, sc2) } else { (h_full, Lens::default(), sc1) };
     tracing::debug!("board by {method:?}: score {sc:.2} (pattern {sc1:.2}), refined {sc2:.2}, lens k1 {:.3}", lens.k1);
     Ok(BoardLocation::new(hh, (w, h), s, method, lens))
 }
@@ -744,7 +750,36 @@ fn canonical(h: &H3) -> Result<H3> {
 /// with `fit_lens_too` the lens is measured again on them (a found board), else it is kept (a
 /// board followed from frame to frame: the camera's lens does not change, and measuring it
 /// costs about a millisecond).
-fn refine_full(gray: &Mat, h: &H3, lens: Lens, fit_lens_too: bool) -> Option<(H3, Lens)> {
+/// A lattice refined at full resolution, with the inner corners it was fitted to: lattice
+/// points and where they were measured in the image.
+struct Refined {
+    h: H3,
+    lens: Lens,
+    board: Vec<(f64, f64)>,
+    image: Vec<(f64, f64)>,
+}
+
+impl Refined {
+    /// Median distance (px) of the measured corners from where the lattice `h` seen through
+    /// `lens` puts them: how well a lattice explains the corners, robust to the few a man's
+    /// rim pulled aside.
+    fn median_miss(&self, h: &H3, lens: Lens, size: (i32, i32)) -> f64 {
+        let mut miss: Vec<f64> = self
+            .board
+            .iter()
+            .zip(&self.image)
+            .map(|(&(u, v), &(x, y))| {
+                let (px, py) = h_apply(h, u, v);
+                let (px, py) = lens.distort(size, px, py);
+                (px - x).hypot(py - y)
+            })
+            .collect();
+        miss.sort_by(f64::total_cmp);
+        miss.get(miss.len() / 2).copied().unwrap_or(f64::MAX)
+    }
+}
+
+fn refine_full(gray: &Mat, h: &H3, lens: Lens, fit_lens_too: bool) -> Option<Refined> {
     let size = (gray.cols(), gray.rows());
     let at = |u: f64, v: f64| {
         let (x, y) = h_apply(h, u, v);
@@ -792,16 +827,13 @@ fn refine_full(gray: &Mat, h: &H3, lens: Lens, fit_lens_too: bool) -> Option<(H3
     }
     let ransac_px = (0.04 * sq).max(1.0);
     let (_, inl) = fit_h(&s2, &d2, ransac_px).ok()?;
-    if inl.iter().filter(|x| **x).count() < 12 {
-        return None;
-    }
     let lens = if fit_lens_too { fit_lens(size, &s2, &d2, &inl, sq) } else { lens };
     let flat: Vec<(f64, f64)> = d2.iter().map(|&(x, y)| lens.undistort(size, x, y)).collect();
     let (nh, inl) = fit_h(&s2, &flat, ransac_px).ok()?;
     if inl.iter().filter(|x| **x).count() < 12 {
         return None;
     }
-    Some((nh, lens))
+    Some(Refined { h: nh, lens, board: s2, image: d2 })
 }
 
 /// The lens under which the found inner corners (`img`, of lattice points `board`; `inlier`

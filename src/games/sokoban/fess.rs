@@ -21,8 +21,9 @@
 //! attention is spread over positions of different kinds instead of one priority. Ties within a
 //! cell go to the smaller bound (each box's pushes to its nearest goal) or the fewer pushes.
 //!
-//! Four such searches, with different feature spaces and tie-breaks ([`CONFIGS`]), take turns
-//! of a fixed number of expansions: each solves levels the others miss. The connectivity
+//! Four such searches, with different feature spaces (some features capped, so that fewer cells
+//! share the turns) and tie-breaks ([`CONFIGS`]), take turns of a fixed number of expansions:
+//! each solves levels the others miss. The connectivity
 //! features and the player's area after a push come from the articulation points of the free
 //! floor (one depth-first search per box instead of a flood per push).
 //!

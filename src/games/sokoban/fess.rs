@@ -21,8 +21,9 @@
 //! attention is spread over positions of different kinds instead of one priority. Ties within a
 //! cell go to the smaller bound (each box's pushes to its nearest goal) or the fewer pushes.
 //!
-//! Four such searches, with different feature spaces and tie-breaks ([`CONFIGS`]), take turns
-//! of a fixed number of expansions: each solves levels the others miss. The connectivity
+//! Four such searches, with different feature spaces (some features capped, so that fewer cells
+//! share the turns) and tie-breaks ([`CONFIGS`]), take turns of a fixed number of expansions:
+//! each solves levels the others miss. The connectivity
 //! features and the player's area after a push come from the articulation points of the free
 //! floor (one depth-first search per box instead of a flood per push).
 //!
@@ -32,8 +33,7 @@
 //! a solution is rebuilt push by push and replayed by the game before it is reported.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::{BinaryHeap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -42,21 +42,54 @@ use super::level::Level;
 use super::packing::packing_order;
 use super::solver::{board_tables, flood_from, push_path_to, replay_pushes, Order, Outcome, Region, Tables, NONE};
 
-/// Positions are keyed by their Zobrist hash, already uniformly random: no need to hash it again.
-#[derive(Default)]
-struct ZobristKey(u64);
+/// The positions seen, by Zobrist key: an open-addressing table of keys with linear probing.
+/// The keys are uniformly random already, so their low bits pick the slot; one probe usually
+/// touches a single cache line (a general hash set reads its control bytes and then the slot).
+/// Key 0 marks an empty slot, so a key of 0 is stored as 1 (one more possible collision, which
+/// can only hide a position, as any Zobrist collision).
+pub(super) struct Seen {
+    slots: Vec<u64>,
+    len: usize,
+}
 
-impl Hasher for ZobristKey {
-    fn finish(&self) -> u64 {
-        self.0
+impl Seen {
+    pub(super) fn new() -> Seen {
+        Seen { slots: vec![0; 1 << 12], len: 0 }
     }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ b as u64;
+
+    fn slot(&self, key: u64) -> (usize, bool) {
+        let mask = self.slots.len() - 1;
+        let mut at = key as usize & mask;
+        loop {
+            match self.slots[at] {
+                0 => return (at, false),
+                k if k == key => return (at, true),
+                _ => at = (at + 1) & mask,
+            }
         }
     }
-    fn write_u64(&mut self, key: u64) {
-        self.0 = key;
+
+    pub(super) fn contains(&self, key: u64) -> bool {
+        self.slot(key.max(1)).1
+    }
+
+    /// Adds `key`; false when it was there already.
+    pub(super) fn insert(&mut self, key: u64) -> bool {
+        let key = key.max(1);
+        if 2 * (self.len + 1) > self.slots.len() {
+            let grown = vec![0; 2 * self.slots.len()];
+            let old = std::mem::replace(&mut self.slots, grown);
+            for k in old.into_iter().filter(|&k| k != 0) {
+                let (at, _) = self.slot(k);
+                self.slots[at] = k;
+            }
+        }
+        let (at, found) = self.slot(key);
+        if !found {
+            self.slots[at] = key;
+            self.len += 1;
+        }
+        !found
     }
 }
 
@@ -67,6 +100,8 @@ struct Node {
     /// The box move that led here: the box's cell before and after, and a side of the box
     /// (after) that the player reaches.
     moved: (u16, u16, u8),
+    /// The areas of free floor (its features' connectivity, kept so as not to count again).
+    areas: u16,
 }
 
 /// A position's coordinates in the feature space.
@@ -98,11 +133,15 @@ pub(super) struct Areas {
     /// For each area's smallest cell, the area's second smallest ([`NONE`] if none).
     second: Vec<u16>,
     dfs: Vec<(u16, u8, u16)>,
+    /// The cells that are not walls, in order (where areas can start).
+    floor: Vec<u16>,
 }
 
 impl Areas {
-    pub(super) fn new(size: usize) -> Areas {
+    pub(super) fn new(walls: &[bool]) -> Areas {
+        let size = walls.len();
         Areas {
+            floor: (0..size).filter(|&c| !walls[c]).map(|c| c as u16).collect(),
             mark: vec![0; size],
             stamp: 0,
             stack: Vec::new(),
@@ -143,8 +182,9 @@ impl Areas {
         let base = self.base;
         let free = |cell: u16| cell != NONE && !walls[cell as usize] && !occupied[cell as usize];
         self.total = 0;
-        for start in 0..walls.len() {
-            if !free(start as u16) || self.discovered[start] > base {
+        for &start in &self.floor {
+            let start = start as usize;
+            if occupied[start] || self.discovered[start] > base {
                 continue;
             }
             self.total += 1;
@@ -224,23 +264,29 @@ struct Child {
 /// solves levels the others miss.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Config {
-    /// Whether the number of areas is a coordinate of the feature space.
-    pub areas_in_key: bool,
-    /// Whether the number of boxes out of plan is a coordinate of the feature space.
-    pub plan_in_key: bool,
+    /// The number of areas counts in the feature space up to this (0: not at all; more areas
+    /// share the cell of this many).
+    pub areas_cap: u16,
+    /// The same for the number of boxes out of plan.
+    pub plan_cap: u16,
     /// Among positions of equal weight in a cell, the one with the fewest pushes in its last
     /// move first (else the one with the smallest bound).
     pub fewest_pushes_first: bool,
+    /// Turns of [`SLICE`] expansions this configuration takes in each round.
+    pub turns: u64,
 }
 
-/// The configurations [`search`] interleaves: the full feature space, then without areas, with
-/// the fewest pushes first, and with packing alone (measured on the original 90, each solves
-/// levels the others miss within 5 s).
+/// The configurations [`search`] interleaves (measured on the original 90 at 5 s: each solves
+/// levels the others miss). Capping a feature merges the cells beyond the cap, so the round-robin
+/// spreads the turns over fewer cells: with areas up to 3 and no out-of-plan coordinate, the
+/// first configuration alone solves Microban 153 in 2.8 s instead of 10.6 s, and it takes two
+/// turns in each round. Then without areas, with the fewest pushes first (areas up to 3, boxes
+/// out of plan up to 1), and packing alone.
 pub(super) const CONFIGS: [Config; 4] = [
-    Config { areas_in_key: true, plan_in_key: true, fewest_pushes_first: false },
-    Config { areas_in_key: false, plan_in_key: true, fewest_pushes_first: false },
-    Config { areas_in_key: true, plan_in_key: true, fewest_pushes_first: true },
-    Config { areas_in_key: false, plan_in_key: false, fewest_pushes_first: false },
+    Config { areas_cap: 3, plan_cap: 0, fewest_pushes_first: false, turns: 2 },
+    Config { areas_cap: 0, plan_cap: u16::MAX, fewest_pushes_first: false, turns: 1 },
+    Config { areas_cap: 3, plan_cap: 1, fewest_pushes_first: true, turns: 1 },
+    Config { areas_cap: 0, plan_cap: 0, fewest_pushes_first: false, turns: 1 },
 ];
 
 /// Expansions each configuration makes in its turn.
@@ -251,7 +297,7 @@ const SLICE: u64 = 500;
 const MEMORY_PER_SEARCH: usize = 1 << 30;
 
 /// The FESS search until `deadline` or `cancel`: the [`CONFIGS`] take turns of [`SLICE`]
-/// expansions each (so the outcome does not depend on the machine's speed, only the deadline
+/// expansions each (some several turns in a row) (so the outcome does not depend on the machine's speed, only the deadline
 /// does). None when all of them run out of positions (which proves nothing, see the module's
 /// comment) or of the memory they may use.
 pub(super) fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> Option<Outcome> {
@@ -269,7 +315,8 @@ pub(super) fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBo
     while !searches.is_empty() {
         let mut k = 0;
         while k < searches.len() {
-            match searches[k].run(SLICE, deadline, cancel) {
+            let turns = searches[k].config.turns;
+            match searches[k].run(SLICE * turns, deadline, cancel) {
                 Step::Paused => k += 1,
                 Step::Exhausted | Step::Full => {
                     searches.remove(k);
@@ -312,7 +359,7 @@ struct Search<'a> {
     /// Every position's boxes, `n` at a time.
     arena: Vec<u16>,
     nodes: Vec<Node>,
-    seen: HashSet<u64, BuildHasherDefault<ZobristKey>>,
+    seen: Seen,
     /// The feature space's cells, each a queue of positions by (weight, tie-break, index).
     cell_of: HashMap<Features, usize>,
     cells: Vec<BinaryHeap<Reverse<(u32, u32, u32)>>>,
@@ -342,13 +389,13 @@ impl<'a> Search<'a> {
             order,
             region: Region::new(size),
             scratch: Region::new(size),
-            areas: Areas::new(size),
+            areas: Areas::new(&walls),
             corrals: Corrals::new(size),
             occupied: vec![false; size],
             n: start_boxes.len(),
             arena: start_boxes.clone(),
             nodes: Vec::new(),
-            seen: HashSet::default(),
+            seen: Seen::new(),
             cell_of: HashMap::new(),
             cells: Vec::new(),
             turn: 0,
@@ -365,19 +412,15 @@ impl<'a> Search<'a> {
         let player = search.region.flood(&search.neighbours, &search.walls, &search.occupied, level.player);
         let areas = search.areas.count(&search.neighbours, &search.walls, &search.occupied);
         let start_features = features(&search.order, &level.goals, &start_boxes, areas);
-        search.nodes.push(Node { player, parent: u32::MAX, moved: (0, 0, 0) });
+        search.nodes.push(Node { player, parent: u32::MAX, moved: (0, 0, 0), areas });
         search.seen.insert(tables.hash(&start_boxes, player));
         search.enqueue(start_features, (0, 0, 0));
         Ok(search)
     }
 
     fn enqueue(&mut self, mut features: Features, item: (u32, u32, u32)) {
-        if !self.config.areas_in_key {
-            features.areas = 0;
-        }
-        if !self.config.plan_in_key {
-            features.out_of_plan = 0;
-        }
+        features.areas = features.areas.min(self.config.areas_cap);
+        features.out_of_plan = features.out_of_plan.min(self.config.plan_cap);
         let cells = &mut self.cells;
         let index = *self.cell_of.entry(features).or_insert_with(|| {
             cells.push(BinaryHeap::new());
@@ -417,7 +460,7 @@ impl<'a> Search<'a> {
                 continue;
             }
             let parent_bound: u32 = boxes.iter().map(|&b| tables.distance_to_goal[b as usize] as u32).sum();
-            let parent_features = features(&self.order, &level.goals, &boxes, self.areas.count(neighbours, walls, occupied));
+            let parent_features = features(&self.order, &level.goals, &boxes, self.nodes[parent as usize].areas);
             // Which first pushes are allowed: all, or only those into a PI-corral.
             let board = Board { neighbours, walls, goals: &level.goals, dead };
             let only = match self.corrals.analyse(&board, occupied, &self.region) {
@@ -490,7 +533,7 @@ impl<'a> Search<'a> {
                             next[slot] = to as u16;
                             next.sort_unstable();
                             let key = tables.hash(&next, player);
-                            if !self.seen.contains(&key) {
+                            if !self.seen.contains(key) {
                                 // The cheap bound (each box to its nearest goal) breaks ties in
                                 // the cell's queue; the matching is checked at expansion.
                                 let bound = parent_bound - tables.distance_to_goal[from] as u32 + tables.distance_to_goal[to] as u32;
@@ -518,7 +561,7 @@ impl<'a> Search<'a> {
                 let index = self.nodes.len() as u32;
                 let advised = [packing, connecting, unplanning].contains(&Some(i));
                 let child_weight = weight + u32::from(!advised);
-                self.nodes.push(Node { player: child.player, parent, moved: child.moved });
+                self.nodes.push(Node { player: child.player, parent, moved: child.moved, areas: child.features.areas });
                 self.arena.extend_from_slice(&child.boxes);
                 if child.boxes.iter().all(|&b| level.goals[b as usize]) {
                     let outcome = rebuild(level, &self.neighbours, &self.walls, &self.dead, &self.arena, n, &self.nodes, index);
@@ -572,7 +615,7 @@ mod tests {
         let (neighbours, walls, _) = board_tables(&level);
         let order = Order::new(packing_order(&neighbours, &walls, &level.goals, level.player), size);
         let at = |x: usize, y: usize| (y * level.width + x) as u16;
-        let mut areas = Areas::new(size);
+        let mut areas = Areas::new(&walls);
         let measure = |boxes: &[u16], areas: &mut Areas| {
             let mut occupied = vec![false; size];
             boxes.iter().for_each(|&b| occupied[b as usize] = true);
@@ -604,7 +647,7 @@ mod tests {
         for level in levels.iter().take(60) {
             let (neighbours, walls, _) = board_tables(level);
             let size = walls.len();
-            let mut areas = Areas::new(size);
+            let mut areas = Areas::new(&walls);
             let mut region = Region::new(size);
             for round in 0..3 {
                 let mut occupied: Vec<bool> = if round == 0 { level.boxes.clone() } else { (0..size).map(|c| !walls[c] && rng.gen_bool(0.3)).collect() };
@@ -627,6 +670,46 @@ mod tests {
             }
         }
         assert!(checked > 1000, "{checked}");
+    }
+
+    /// The seen table agrees with a standard set on random keys (and on 0 and 1, which it
+    /// stores as one), through several growths.
+    #[test]
+    fn seen_table_agrees_with_a_hash_set() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let mut seen = Seen::new();
+        let mut reference = std::collections::HashSet::new();
+        for round in 0..60_000 {
+            // Small keys repeat often; the rest are random 64-bit keys.
+            let key: u64 = if round % 3 == 0 { rng.gen_range(2..5000) } else { rng.gen() };
+            assert_eq!(seen.contains(key), reference.contains(&key));
+            assert_eq!(seen.insert(key), reference.insert(key));
+            assert!(seen.contains(key));
+        }
+        assert_eq!(seen.len, reference.len());
+        assert!(seen.insert(0) && !seen.insert(1) && seen.contains(1));
+    }
+
+    /// A configuration's caps merge the feature space's cells beyond them; without caps each
+    /// count has its own cell.
+    #[test]
+    fn capped_features_share_a_cell() {
+        let level = parse_collection("#######\n#@ $ .#\n#######\n").unwrap().remove(0);
+        let tables = Tables::new(&level);
+        let cells = |config: Config| {
+            let mut search = Search::new(&level, &tables, config).ok().unwrap();
+            for (areas, out_of_plan) in [(1, 0), (3, 0), (5, 2), (5, 1)] {
+                search.enqueue(Features { packed: 0, areas, out_of_plan }, (0, 0, 0));
+            }
+            search.cells.len()
+        };
+        let capped = Config { areas_cap: 3, plan_cap: 1, fewest_pushes_first: false, turns: 1 };
+        // The start's cell (packed 0, two areas: the box cuts the corridor), one area, and three
+        // areas (with 5 beyond the cap) with 0 or 1 boxes out of plan (2 beyond the cap).
+        assert_eq!(cells(capped), 4);
+        assert_eq!(cells(Config { areas_cap: u16::MAX, plan_cap: u16::MAX, ..capped }), 5);
+        assert_eq!(cells(Config { areas_cap: 0, plan_cap: 0, ..capped }), 1);
     }
 
     #[test]

@@ -12,12 +12,39 @@ use std::collections::VecDeque;
 use super::solver::NONE;
 
 /// The goals (cells) in the order they should be filled, or None when taking the boxes out of
-/// the solved position gets stuck (then no order is used).
+/// the solved position gets stuck wherever the player stands (then no order is used).
+///
+/// The player is first put in its own starting area; when that fails (the start is shut in by
+/// the filled goals, as in a level whose player starts among the goals), in each other area of
+/// free floor of the solved position in turn: the last push may well leave it elsewhere.
 pub(super) fn packing_order(neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], player: usize) -> Option<Vec<u16>> {
     let size = walls.len();
-    if goals[player] {
-        return None; // the player would stand on a box in the solved position
+    if !goals[player] {
+        if let Some(order) = packing_order_from(neighbours, walls, goals, player) {
+            return Some(order);
+        }
     }
+    let mut tried = vec![false; size];
+    if !goals[player] {
+        let start_area = flood(neighbours, walls, goals, player);
+        (0..size).filter(|&c| start_area[c] < u32::MAX).for_each(|c| tried[c] = true);
+    }
+    for cell in 0..size {
+        if walls[cell] || goals[cell] || tried[cell] {
+            continue;
+        }
+        let area = flood(neighbours, walls, goals, cell);
+        (0..size).filter(|&c| area[c] < u32::MAX).for_each(|c| tried[c] = true);
+        if let Some(order) = packing_order_from(neighbours, walls, goals, cell) {
+            return Some(order);
+        }
+    }
+    None
+}
+
+/// [`packing_order`] with the player on `player` (no goal) in the solved position.
+fn packing_order_from(neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], player: usize) -> Option<Vec<u16>> {
+    let size = walls.len();
     let mut occupied: Vec<bool> = goals.to_vec();
     let mut remaining: Vec<usize> = (0..size).filter(|&c| goals[c]).collect();
     let mut taken_out = Vec::with_capacity(remaining.len());
@@ -120,6 +147,23 @@ mod tests {
         let mut sorted = order.clone();
         sorted.sort_unstable();
         assert_eq!(sorted, (0..walls.len()).filter(|&c| level.goals[c]).map(|c| c as u16).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn the_player_shut_in_by_the_goals_ends_elsewhere() {
+        // Microban 93: the player starts in the middle of a plus of goals; in the solved
+        // position it is shut in there and no box can be taken out, but from a room the
+        // corner goals open the way: an order exists, with a corner goal filled last.
+        let levels = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap();
+        let level = &levels[92];
+        let (neighbours, walls, _) = board_tables(level);
+        assert_eq!(packing_order_from(&neighbours, &walls, &level.goals, level.player), None);
+        let order = packing_order(&neighbours, &walls, &level.goals, level.player).expect("an order exists");
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..walls.len()).filter(|&c| level.goals[c]).map(|c| c as u16).collect::<Vec<_>>());
+        let at = |x: usize, y: usize| (y * level.width + x) as u16;
+        assert!([at(4, 4), at(6, 4), at(4, 6), at(6, 6)].contains(order.last().unwrap()), "{order:?}");
     }
 
     #[test]

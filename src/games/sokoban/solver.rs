@@ -106,11 +106,12 @@ fn minimum_matching(cost: &[u32], n: usize) -> Option<u32> {
     let (mut u, mut v) = (vec![0i64; n + 1], vec![0i64; n + 1]);
     let mut owner = vec![0usize; n + 1];
     let mut way = vec![0usize; n + 1];
+    let (mut least, mut used) = (vec![i64::MAX; n + 1], vec![false; n + 1]);
     for row in 1..=n {
         owner[0] = row;
         let mut column0 = 0;
-        let mut least = vec![i64::MAX; n + 1];
-        let mut used = vec![false; n + 1];
+        least.fill(i64::MAX);
+        used.fill(false);
         loop {
             used[column0] = true;
             let row0 = owner[column0];

@@ -745,11 +745,6 @@ fn canonical(h: &H3) -> Result<H3> {
     Ok(h_mul(h, &g))
 }
 
-/// Refine a board homography (board -> distortion-free full-res px) by sub-pixel corner search
-/// on the 49 inner corners and a RANSAC fit. The corners are looked for where `lens` puts them;
-/// with `fit_lens_too` the lens is measured again on them (a found board), else it is kept (a
-/// board followed from frame to frame: the camera's lens does not change, and measuring it
-/// costs about a millisecond).
 /// A lattice refined at full resolution, with the inner corners it was fitted to: lattice
 /// points and where they were measured in the image.
 struct Refined {
@@ -779,6 +774,11 @@ impl Refined {
     }
 }
 
+/// Refine a board homography (board -> distortion-free full-res px) by sub-pixel corner search
+/// on the 49 inner corners and a RANSAC fit. The corners are looked for where `lens` puts them;
+/// with `fit_lens_too` the lens is measured again on them (a found board), else it is kept (a
+/// board followed from frame to frame: the camera's lens does not change, and measuring it
+/// costs about a millisecond).
 fn refine_full(gray: &Mat, h: &H3, lens: Lens, fit_lens_too: bool) -> Option<Refined> {
     let size = (gray.cols(), gray.rows());
     let at = |u: f64, v: f64| {
@@ -827,6 +827,9 @@ fn refine_full(gray: &Mat, h: &H3, lens: Lens, fit_lens_too: bool) -> Option<Ref
     }
     let ransac_px = (0.04 * sq).max(1.0);
     let (_, inl) = fit_h(&s2, &d2, ransac_px).ok()?;
+    if inl.iter().filter(|x| **x).count() < 12 {
+        return None;
+    }
     let lens = if fit_lens_too { fit_lens(size, &s2, &d2, &inl, sq) } else { lens };
     let flat: Vec<(f64, f64)> = d2.iter().map(|&(x, y)| lens.undistort(size, x, y)).collect();
     let (nh, inl) = fit_h(&s2, &flat, ransac_px).ok()?;

@@ -297,8 +297,8 @@ const SLICE: u64 = 500;
 const MEMORY_PER_SEARCH: usize = 1 << 30;
 
 /// The FESS search until `deadline` or `cancel`: the [`CONFIGS`] take turns of [`SLICE`]
-/// expansions each (some several turns in a row) (so the outcome does not depend on the machine's speed, only the deadline
-/// does). None when all of them run out of positions (which proves nothing, see the module's
+/// expansions each, some several turns in a row (so the outcome does not depend on the machine's
+/// speed, only the deadline does). None when all of them run out of positions (which proves nothing, see the module's
 /// comment) or of the memory they may use.
 pub(super) fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> Option<Outcome> {
     if level.is_solved() {

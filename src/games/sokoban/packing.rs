@@ -19,17 +19,9 @@ use super::solver::NONE;
 /// free floor of the solved position in turn: the last push may well leave it elsewhere.
 pub(super) fn packing_order(neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], player: usize) -> Option<Vec<u16>> {
     let size = walls.len();
-    if !goals[player] {
-        if let Some(order) = packing_order_from(neighbours, walls, goals, player) {
-            return Some(order);
-        }
-    }
+    // One try per area of free floor, the player's own first.
     let mut tried = vec![false; size];
-    if !goals[player] {
-        let start_area = flood(neighbours, walls, goals, player);
-        (0..size).filter(|&c| start_area[c] < u32::MAX).for_each(|c| tried[c] = true);
-    }
-    for cell in 0..size {
+    for cell in std::iter::once(player).chain(0..size) {
         if walls[cell] || goals[cell] || tried[cell] {
             continue;
         }

@@ -360,7 +360,6 @@ pub fn solve(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> O
 /// The share of [`solve`]'s time given to the best-first search before FESS.
 pub const FIRST_SHARE: f64 = 0.15;
 
-
 /// Searches for a solution with the fewest pushes (A* with the matching bound, which never
 /// overestimates) until `deadline` or `cancel`. Much slower than [`solve`]: for small levels, or
 /// to improve a solution when there is time.

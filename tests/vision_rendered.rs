@@ -185,6 +185,12 @@ fn save_overlay(frame: &Mat, detection: &Detection, what: &str) {
     opencv::imgcodecs::imwrite_def(path.to_str().unwrap(), &overlay).unwrap();
 }
 
+/// The positions of a session's frames after its start, with each frame's sensor noise.
+fn session_frames(scene_seed: u64) -> impl Iterator<Item = ([String; 8], u64)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(scene_seed ^ 0x5eed);
+    std::iter::repeat_with(move || (random_position(Variant::English, 90, rng.gen()).to_grid(), rng.gen()))
+}
+
 /// One session: calibrate on the start position, then read `frames` random positions.
 fn run_scene(family: Family, scene_seed: u64, frames: usize) -> Tally {
     let mut tally = Tally { scenes: 1, frames, ..Tally::default() };
@@ -201,10 +207,8 @@ fn run_scene(family: Family, scene_seed: u64, frames: usize) -> Tally {
         }
     };
     tally.scenes_calibrated = calibration.is_some() as usize;
-    let mut rng = ChaCha8Rng::seed_from_u64(scene_seed ^ 0x5eed);
-    for k in 0..frames {
-        let grid = random_position(Variant::English, 90, rng.gen()).to_grid();
-        let (image, truth) = render_frame(&scene, &grid, None, rng.gen()).unwrap();
+    for (k, (grid, noise)) in session_frames(scene_seed).take(frames).enumerate() {
+        let (image, truth) = render_frame(&scene, &grid, None, noise).unwrap();
         let frame = to_mat(&image);
         let what = format!("{} scene {scene_seed} frame {k}", family.name());
         if let Some(cal) = &calibration {
@@ -464,12 +468,7 @@ fn a_board_whose_men_outshine_its_squares_is_found() {
 fn corners_pulled_aside_by_men_do_not_carry_the_lattice_away() {
     let (scene_seed, frame) = (13064u64, 6);
     let scene = unseen_board_scene(scene_seed);
-    let mut rng = ChaCha8Rng::seed_from_u64(scene_seed ^ 0x5eed);
-    let (mut grid, mut noise) = (random_position(Variant::English, 90, rng.gen()).to_grid(), rng.gen());
-    for _ in 0..frame {
-        grid = random_position(Variant::English, 90, rng.gen()).to_grid();
-        noise = rng.gen();
-    }
+    let (grid, noise) = session_frames(scene_seed).nth(frame).unwrap();
     let (image, truth) = render_frame(&scene, &grid, None, noise).unwrap();
     let location = locate_board(&to_mat(&image), None).unwrap_or_else(|e| panic!("{e}"));
     let error = corner_error(&location.corners, &truth.corners);

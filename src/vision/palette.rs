@@ -247,6 +247,9 @@ pub struct ColourModel {
     pub king_prior: f32,
     #[serde(skip)]
     idx: Vec<usize>,
+    /// Per feature of `idx`: one of `DISC_FEATURES` (read one-sided, see `read`).
+    #[serde(skip)]
+    one_sided: Vec<bool>,
 }
 
 fn one() -> f32 {
@@ -318,6 +321,7 @@ impl ColourModel {
                     .ok_or_else(|| VisionError::Palette(format!("unknown feature {f:?}; known: {FEATURE_NAMES:?}")))
             })
             .collect::<Result<_>>()?;
+        self.one_sided = self.idx.iter().map(|&i| DISC_FEATURES.contains(&FEATURE_NAMES[i])).collect();
         let d = self.idx.len();
         if d == 0 || self.ridge.len() != d {
             return Err(VisionError::Palette("need >= 1 feature and one ridge value per feature".into()));
@@ -369,10 +373,8 @@ impl ColourModel {
         // square of its colour (a glare streak running across it is tangential, not radial) is
         // no more like a piece for it. Without this the empty class, narrow in these features,
         // is the one such a square is furthest from.
-        for (k, &i) in self.idx.iter().enumerate() {
-            if DISC_FEATURES.contains(&FEATURE_NAMES[i]) {
-                x[k] = x[k].max(empty.mean[k]);
-            }
+        for (k, _) in self.one_sided.iter().enumerate().filter(|(_, &one_sided)| one_sided) {
+            x[k] = x[k].max(empty.mean[k]);
         }
         let man_prior = if dark_square { 1.0 } else { self.man_on_light_prior.max(1e-9) as f64 };
         let king_prior = man_prior * self.king_vs_man_prior as f64;
@@ -800,9 +802,10 @@ mod tests {
         }
         assert_eq!(palette.read(&sf, true).class, ColourClass::Empty, "{:?}", palette.read(&sf, true));
         // The same square with a man's grooves is a man: the cue still counts where it is evidence.
-        let rings = FEATURE_NAMES.iter().position(|n| *n == "rings").unwrap();
-        let rings_med = FEATURE_NAMES.iter().position(|n| *n == "rings_med").unwrap();
-        (sf.f[rings], sf.f[rings_med]) = (palette.dark_man.mean[4], palette.dark_man.mean[5]);
+        for name in ["rings", "rings_med"] {
+            let k = palette.features.iter().position(|n| n == name).unwrap();
+            sf.f[FEATURE_NAMES.iter().position(|n| *n == name).unwrap()] = palette.dark_man.mean[k];
+        }
         assert_eq!(palette.read(&sf, true).class, ColourClass::DarkMan, "{:?}", palette.read(&sf, true));
     }
 

@@ -2,14 +2,15 @@
 //!
 //! ```text
 //! cargo run --release --example vision_eval -- photos [--data DIR] [--calib Image_013] [--palette P] [--overlays DIR] [--no-lean]
-//!                                                    [--fit-on PHOTO,PHOTO,..] [--dump PHOTO]
+//!                                                    [--fit-on PHOTO,PHOTO,..] [--dump PHOTO] [--csv FILE]
 //! cargo run --release --example vision_eval -- video  [--video FILE] [--palette seed] [--no-calibrate] [--verbose]
 //! cargo run --release --example vision_eval -- fit-seed [--video FILE] [--out models/seed.json] [--train even|all] [--rendered SCENES]
 //! ```
 //! `photos`: the 25 b3nny01-checkersvision photos, labels from tests/data (display
 //! frame), palette-only and calibrated on one start-position photo. `--fit-on` refits the
 //! palette on those photos and scores only the others; `--dump` prints every dark square of one
-//! photo with its features, the calibrated reading and its distance to each class per feature.
+//! photo with its features, the calibrated reading and its distance to each class per feature;
+//! `--csv` writes every square's features and label of every photo, for looking at a feature's spread.
 //! `video`: the ray-traced recording through the per-frame pipeline; on every
 //! `start`/`ply-N` frame the reading in board coordinates must equal the truth,
 //! and `hand-N` frames must be unstable.
@@ -79,8 +80,7 @@ fn squares(args: &[String]) -> R<()> {
 }
 
 fn rendered_frame(args: &[String]) -> R<()> {
-    use boardwatch::synth::{random_position, render_frame, unseen_board_scene};
-    use rand::{Rng, SeedableRng};
+    use boardwatch::synth::{render_frame, session, unseen_board_scene};
     let usage = "usage: vision_eval rendered-frame SCENE K --out PNG";
     let scene_seed: u64 = args.get(2).ok_or(usage)?.parse()?;
     let which = args.get(3).ok_or(usage)?;
@@ -93,7 +93,7 @@ fn rendered_frame(args: &[String]) -> R<()> {
     if which == "start" {
         // The start position the check calibrates on, with the same sensor noise.
         let start = boardwatch::draughts::Position::start(&boardwatch::draughts::Variant::English.rules()).to_grid();
-        let (image, truth) = render_frame(&scene, &start, None, scene_seed.wrapping_mul(7919))?;
+        let (image, truth) = render_frame(&scene, &start, None, session::start_noise(scene_seed))?;
         if let Some(out) = opt(args, "--out") {
             image.save(&out)?;
         }
@@ -109,12 +109,7 @@ fn rendered_frame(args: &[String]) -> R<()> {
         return Ok(());
     }
     let k: usize = which.parse()?;
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(scene_seed ^ 0x5eed);
-    let (mut grid, mut noise) = (random_position(boardwatch::draughts::Variant::English, 90, rng.gen()).to_grid(), rng.gen());
-    for _ in 0..k {
-        grid = random_position(boardwatch::draughts::Variant::English, 90, rng.gen()).to_grid();
-        noise = rng.gen();
-    }
+    let (grid, noise) = session::frames(scene_seed).nth(k).ok_or("no such frame")?;
     let (image, truth) = render_frame(&scene, &grid, None, noise)?;
     let frame = source::rgb_image_to_mat(&image)?;
     if let Some(out) = opt(args, "--out") {
@@ -168,6 +163,20 @@ fn photos(args: &[String]) -> R<()> {
             None => None,
         };
         items.push((name.clone(), img, loc, feats, truth, ms));
+    }
+    // `--csv FILE`: every square's features and label, for looking at a feature's spread.
+    if let Some(csv) = opt(args, "--csv") {
+        let mut out = format!("photo,r,c,dark,truth,{}\n", classify::FEATURE_NAMES.join(","));
+        for (name, _, _, feats, truth, _) in &items {
+            let Some(bf) = feats else { continue };
+            for r in 0..8 {
+                for c in 0..8 {
+                    let f: Vec<String> = bf.squares[r][c].f.iter().map(|v| format!("{v:.4}")).collect();
+                    out += &format!("{name},{r},{c},{},{},{}\n", bf.is_dark(r, c) as u8, truth[r].as_bytes()[c] as char, f.join(","));
+                }
+            }
+        }
+        std::fs::write(&csv, out)?;
     }
     // `--fit-on A,B,...`: refit on those photos only, and score only the others (nor the
     // calibration photo): a figure on photos no model saw.

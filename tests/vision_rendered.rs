@@ -24,12 +24,10 @@ mod common;
 
 use boardwatch::draughts::bitboard::square;
 use boardwatch::draughts::{Position, Variant};
-use boardwatch::synth::{random_position, random_scene, render_frame, unseen_board_scene, Palette, RgbImage, Scene};
+use boardwatch::synth::{random_scene, render_frame, session, unseen_board_scene, Palette, RgbImage, Scene};
 use boardwatch::vision::source::rgb_image_to_mat;
 use boardwatch::vision::*;
 use opencv::core::Mat;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
 /// The kinds of rendered sessions: the two palettes' own sets, and boards and sets no palette was
 /// made for (`unseen_board_scene`), read with the wooden palette only as the prior that names the
@@ -185,12 +183,6 @@ fn save_overlay(frame: &Mat, detection: &Detection, what: &str) {
     opencv::imgcodecs::imwrite_def(path.to_str().unwrap(), &overlay).unwrap();
 }
 
-/// The positions of a session's frames after its start, with each frame's sensor noise.
-fn session_frames(scene_seed: u64) -> impl Iterator<Item = ([String; 8], u64)> {
-    let mut rng = ChaCha8Rng::seed_from_u64(scene_seed ^ 0x5eed);
-    std::iter::repeat_with(move || (random_position(Variant::English, 90, rng.gen()).to_grid(), rng.gen()))
-}
-
 /// One session: calibrate on the start position, then read `frames` random positions.
 fn run_scene(family: Family, scene_seed: u64, frames: usize) -> Tally {
     let mut tally = Tally { scenes: 1, frames, ..Tally::default() };
@@ -198,7 +190,7 @@ fn run_scene(family: Family, scene_seed: u64, frames: usize) -> Tally {
     let base = ColourModel::named(family.palette()).unwrap();
     let kings_distinct = base.distinct_kings();
     let start = Position::start(&Variant::English.rules()).to_grid();
-    let (image, _) = render_frame(&scene, &start, None, scene_seed.wrapping_mul(7919)).unwrap();
+    let (image, _) = render_frame(&scene, &start, None, session::start_noise(scene_seed)).unwrap();
     let calibration = match Calibration::from_image(&to_mat(&image), &base, None, "rendered start") {
         Ok((cal, _)) => Some(cal),
         Err(e) => {
@@ -207,7 +199,7 @@ fn run_scene(family: Family, scene_seed: u64, frames: usize) -> Tally {
         }
     };
     tally.scenes_calibrated = calibration.is_some() as usize;
-    for (k, (grid, noise)) in session_frames(scene_seed).take(frames).enumerate() {
+    for (k, (grid, noise)) in session::frames(scene_seed).take(frames).enumerate() {
         let (image, truth) = render_frame(&scene, &grid, None, noise).unwrap();
         let frame = to_mat(&image);
         let what = format!("{} scene {scene_seed} frame {k}", family.name());
@@ -405,7 +397,7 @@ fn a_start_whose_men_are_equally_light_calibrates_by_their_colour() {
     let scene = random_scene(85, Palette::FourColour);
     let base = ColourModel::named("four-colour").unwrap();
     let start = Position::start(&Variant::English.rules()).to_grid();
-    let (image, truth) = render_frame(&scene, &start, None, 85u64.wrapping_mul(7919)).unwrap();
+    let (image, truth) = render_frame(&scene, &start, None, session::start_noise(85)).unwrap();
     let (cal, _) = Calibration::from_image(&to_mat(&image), &base, None, "bright start").unwrap_or_else(|e| panic!("{e}"));
     let d = detect_calibrated(&to_mat(&image), &cal).unwrap();
     let view = to_board_coordinates(&d.reading, &cal.frame(), true, 0.0);
@@ -453,7 +445,7 @@ fn the_lens_is_found_with_the_board_and_the_corners_stay_within_a_tenth() {
 fn a_board_whose_men_outshine_its_squares_is_found() {
     let scene = unseen_board_scene(13011);
     let start = Position::start(&Variant::English.rules()).to_grid();
-    let (image, truth) = render_frame(&scene, &start, None, 13011u64.wrapping_mul(7919)).unwrap();
+    let (image, truth) = render_frame(&scene, &start, None, session::start_noise(13011)).unwrap();
     let location = locate_board(&to_mat(&image), None).unwrap_or_else(|e| panic!("{e}"));
     let error = corner_error(&location.corners, &truth.corners);
     assert!(error <= 0.1, "corners off by {error:.3} square");
@@ -468,7 +460,7 @@ fn a_board_whose_men_outshine_its_squares_is_found() {
 fn corners_pulled_aside_by_men_do_not_carry_the_lattice_away() {
     let (scene_seed, frame) = (13064u64, 6);
     let scene = unseen_board_scene(scene_seed);
-    let (grid, noise) = session_frames(scene_seed).nth(frame).unwrap();
+    let (grid, noise) = session::frames(scene_seed).nth(frame).unwrap();
     let (image, truth) = render_frame(&scene, &grid, None, noise).unwrap();
     let location = locate_board(&to_mat(&image), None).unwrap_or_else(|e| panic!("{e}"));
     let error = corner_error(&location.corners, &truth.corners);

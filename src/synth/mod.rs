@@ -25,6 +25,7 @@ pub mod hand;
 mod math;
 pub mod recording;
 pub mod scene;
+pub mod session;
 mod texture;
 pub mod truth;
 

@@ -186,30 +186,8 @@ fn photos(args: &[String]) -> R<()> {
         // Refit the palette on every photo and its 90/180/270-degree turns (the
         // turns teach it how the features jitter with the view).
         let mut samples: Vec<(SquareFeatures, bool, ColourClass)> = Vec::new();
-        for (name, img, _, _, truth, _) in items.iter().filter(|i| fit_on.as_ref().map_or(true, |f| f.contains(&i.0))) {
-            for turn in 0..4 {
-                let mut im = img.clone();
-                let mut g: Vec<Vec<char>> = truth.iter().map(|r| r.chars().collect()).collect();
-                for _ in 0..turn {
-                    let mut r = opencv::core::Mat::default();
-                    opencv::core::rotate(&im, &mut r, opencv::core::ROTATE_90_CLOCKWISE)?;
-                    im = r;
-                    g = (0..8).map(|r| (0..8).map(|c| g[7 - c][r]).collect()).collect();
-                }
-                let Ok(l) = locate_board(&im, None) else {
-                    println!("{name} turn {turn}: no board");
-                    continue;
-                };
-                let rect = rectify(&im, &l)?;
-                let lean = if no_lean { None } else { CameraPose::from_location(&l).map(|p| p.lean(palette.piece_height as f64)) };
-                let bf = board_features_with(&rect, lean.as_ref())?;
-                for r in 0..8 {
-                    for c in 0..8 {
-                        let dark = bf.is_dark(r, c);
-                        samples.push((bf.squares[r][c], dark, ColourClass::from_letter(g[r][c]).ok_or("label")?));
-                    }
-                }
-            }
+        for (_, img, _, _, truth, _) in items.iter().filter(|i| fit_on.as_ref().map_or(true, |f| f.contains(&i.0))) {
+            samples.extend(labelled_squares(img, truth, if no_lean { 0.0 } else { palette.piece_height })?);
         }
         let mut m = ColourModel::fit(&palette, &samples)?;
         m.description = format!(

@@ -247,3 +247,36 @@ pub fn detect_calibrated(img: &opencv::core::Mat, cal: &Calibration) -> Result<D
     }
     Ok(d)
 }
+
+/// The squares of a labelled photo as fitting samples for a palette (`ColourModel::fit`):
+/// (features, dark square?, class) for every square of the photo and of its 90/180/270-degree
+/// turns (the turns teach the model how the features jitter with the view). `grid` is the
+/// photo's labels, 8 rows of `.bBwW` in image-grid order. Turns whose board is not found are
+/// left out; an unknown label letter is an error.
+pub fn labelled_squares(img: &opencv::core::Mat, grid: &[String], piece_height: f32) -> Result<Vec<(classify::SquareFeatures, bool, ColourClass)>> {
+    let mut labels: Vec<Vec<char>> = grid.iter().map(|r| r.chars().collect()).collect();
+    if labels.len() != 8 || labels.iter().any(|r| r.len() != 8) {
+        return Err(VisionError::Palette("fitting labels must be 8 rows of 8 squares".into()));
+    }
+    let mut image = img.clone();
+    let mut samples = Vec::new();
+    for turn in 0..4 {
+        if turn > 0 {
+            let mut turned = opencv::core::Mat::default();
+            opencv::core::rotate(&image, &mut turned, opencv::core::ROTATE_90_CLOCKWISE)?;
+            image = turned;
+            labels = (0..8).map(|r| (0..8).map(|c| labels[7 - c][r]).collect()).collect();
+        }
+        let Ok(location) = locate_board(&image, None) else { continue };
+        let rect = rectify(&image, &location)?;
+        let lean = CameraPose::from_location(&location).map(|p| p.lean(piece_height as f64));
+        let bf = board_features_with(&rect, lean.as_ref())?;
+        for (r, row) in labels.iter().enumerate() {
+            for (c, &letter) in row.iter().enumerate() {
+                let class = ColourClass::from_letter(letter).ok_or_else(|| VisionError::Palette(format!("fitting label {letter:?} at ({r},{c}) is none of .bBwW")))?;
+                samples.push((bf.squares[r][c], bf.is_dark(r, c), class));
+            }
+        }
+    }
+    Ok(samples)
+}

@@ -151,7 +151,7 @@ fn photos(args: &[String]) -> R<()> {
         if show_pose {
             if let Some(p) = loc.as_ref().and_then(CameraPose::from_location) {
                 let l = p.lean(palette.piece_height as f64);
-                println!("{name}: camera at {:.1?} f {:.0}; lean TL {:.1?} BR {:.1?}", p.centre, p.focal_px, l[0][0], l[7][7]);
+                println!("{name}: camera at {:.1?} f {:.0}; lean TL {:.1?} BR {:.1?}; lens k1 {:.3}", p.centre, p.focal_px, l[0][0], l[7][7], loc.as_ref().map_or(0.0, |l| l.lens.k1));
             }
         }
         let feats = match &loc {

@@ -66,6 +66,17 @@ impl ClassModel {
         (-(dof + d) / 2.0 * (1.0 + q / dof).ln() - 0.5 * self.logdet, q)
     }
 
+    /// Student-t log density of `x` on the features `subset` alone (the marginal: the class's
+    /// mean and covariance restricted to them), up to the constant shared by classes. `None`
+    /// if the restricted covariance is degenerate.
+    fn marginal_loglik(&self, x: &[f32], subset: &[usize], dof: f64) -> Option<f64> {
+        let cov: Vec<Vec<f64>> = subset.iter().map(|&i| subset.iter().map(|&j| self.cov[i][j] as f64).collect()).collect();
+        let (inv, logdet) = inv_logdet(&cov)?;
+        let z: Vec<f64> = subset.iter().map(|&i| (x[i] - self.mean[i]) as f64).collect();
+        let q: f64 = (0..z.len()).map(|a| (0..z.len()).map(|b| z[a] * inv[a][b] * z[b]).sum::<f64>()).sum();
+        Some(-(dof + z.len() as f64) / 2.0 * (1.0 + q.max(0.0) / dof).ln() - 0.5 * logdet)
+    }
+
     /// Estimate from samples (rows of features), with a ridge on the diagonal.
     pub fn from_samples(v: &[Vec<f32>], ridge: &[f32]) -> Result<ClassModel> {
         let n = v.len();
@@ -245,8 +256,17 @@ pub struct ColourModel {
     pub ridge: Vec<f32>,
     #[serde(default)]
     pub king_prior: f32,
+    /// Features that tell a piece from an empty square under any lamp (the wooden set's: the
+    /// disc's rim and grooves): where the whole model is unsure whether a dark square holds a
+    /// piece, these alone settle it when they are sure (see `settle_occupancy`). Empty: the
+    /// whole model decides alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub occupancy_cues: Vec<String>,
     #[serde(skip)]
     idx: Vec<usize>,
+    /// Positions in `features` of the `occupancy_cues`.
+    #[serde(skip)]
+    occupancy_idx: Vec<usize>,
     /// Per feature of `idx`: one of `DISC_FEATURES` (read one-sided, see `read`).
     #[serde(skip)]
     one_sided: Vec<bool>,
@@ -265,6 +285,13 @@ fn default_piece_height() -> f32 {
 /// still only by accident. The rim is not among them: taken one-sided too, it read the photos
 /// held apart from the palette no better (4 misread squares against 3).
 const DISC_FEATURES: [&str; 2] = ["rings", "rings_med"];
+
+/// Below this probability of its reading "piece or no piece" the whole model is unsure of a
+/// dark square, and the occupancy cues may settle it (`ColourModel::settle_occupancy`).
+const OCCUPANCY_UNSURE: f64 = 0.9;
+
+/// How sure the occupancy cues must be to settle a square the whole model is unsure of.
+const OCCUPANCY_SURE: f64 = 0.95;
 
 /// The default palette for the two-colour wooden set, shipped as a data file.
 pub const WOODEN_JSON: &str = include_str!("../../models/wooden.json");
@@ -322,6 +349,15 @@ impl ColourModel {
             })
             .collect::<Result<_>>()?;
         self.one_sided = self.idx.iter().map(|&i| DISC_FEATURES.contains(&FEATURE_NAMES[i])).collect();
+        self.occupancy_idx = self
+            .occupancy_cues
+            .iter()
+            .map(|cue| {
+                self.features.iter().position(|f| f == cue).ok_or_else(|| {
+                    VisionError::Palette(format!("occupancy cue {cue:?} is not among the model's features {:?}", self.features))
+                })
+            })
+            .collect::<Result<_>>()?;
         let d = self.idx.len();
         if d == 0 || self.ridge.len() != d {
             return Err(VisionError::Palette("need >= 1 feature and one ridge value per feature".into()));
@@ -395,11 +431,15 @@ impl ColourModel {
         let lls = &lls[..cands.len()];
         let mx = lls.iter().cloned().fold(f64::MIN, f64::max);
         let tot: f64 = lls.iter().map(|l| (l - mx).exp()).sum();
+        let mut post: Vec<f64> = lls.iter().map(|l| (l - mx).exp() / tot).collect();
+        if dark_square {
+            self.settle_occupancy(&x, &cands, &mut post);
+        }
         // Unknown: smooth step at the distance threshold.
         let p_unknown = (1.0 / (1.0 + (-(qmin - self.unknown_mahal2 as f64) / 4.0).exp())) as f32;
         let mut probs = [0f32; 5];
         for (k, &(i, _, _)) in cands.iter().enumerate() {
-            probs[i] = ((lls[k] - mx).exp() / tot) as f32 * (1.0 - p_unknown);
+            probs[i] = post[k] as f32 * (1.0 - p_unknown);
         }
         if !self.distinct_kings() && self.king_prior > 0.0 {
             for (man, king) in [(1, 3), (2, 4)] {
@@ -414,6 +454,35 @@ impl ColourModel {
             (CLASSES[bi], bp)
         };
         SquareReading { probs, p_unknown, class, confidence, dark_square }
+    }
+
+    /// Occupancy before colour, where colour cannot tell: when the whole model (`post`, the
+    /// posteriors of `cands`, the empty class first) is unsure whether this dark square holds a
+    /// piece, the occupancy cues alone decide that if they are sure, and the whole model still
+    /// decides which piece. An empty square in a shaded corner is darker and less red than the
+    /// empty squares of the start, as the dark men are, while the disc's rim and grooves show
+    /// plainly that nothing stands there; a square the colours read surely is left to them (a
+    /// stacked king of a set no palette knows shows faint grooves at its lean).
+    fn settle_occupancy(&self, x: &[f32], cands: &[(usize, &ClassModel, f64)], post: &mut [f64]) {
+        if self.occupancy_idx.is_empty() || post[0].max(1.0 - post[0]) >= OCCUPANCY_UNSURE {
+            return;
+        }
+        let dof = self.dof as f64;
+        let Some(lls) = cands.iter().map(|&(_, c, prior)| c.marginal_loglik(x, &self.occupancy_idx, dof).map(|l| l + prior.ln())).collect::<Option<Vec<f64>>>() else {
+            return;
+        };
+        let mx = lls.iter().cloned().fold(f64::MIN, f64::max);
+        let weights: Vec<f64> = lls.iter().map(|l| (l - mx).exp()).collect();
+        let cue_empty = weights[0] / weights.iter().sum::<f64>();
+        if cue_empty.max(1.0 - cue_empty) < OCCUPANCY_SURE {
+            return;
+        }
+        let men: f64 = post[1..].iter().sum();
+        let count = (post.len() - 1) as f64;
+        for p in post[1..].iter_mut() {
+            *p = (1.0 - cue_empty) * if men > 0.0 { *p / men } else { 1.0 / count };
+        }
+        post[0] = cue_empty;
     }
 
     /// Fit a palette from labelled squares: (features, dark square?, class).
@@ -807,6 +876,54 @@ mod tests {
             sf.f[FEATURE_NAMES.iter().position(|n| *n == name).unwrap()] = palette.dark_man.mean[k];
         }
         assert_eq!(palette.read(&sf, true).class, ColourClass::DarkMan, "{:?}", palette.read(&sf, true));
+    }
+
+    #[test]
+    fn an_occupancy_cue_the_model_does_not_read_is_refused_by_name() {
+        let mut v: serde_json::Value = serde_json::from_str(WOODEN_JSON).unwrap();
+        v["occupancy_cues"] = serde_json::json!(["rim", "top_a"]);
+        let err = ColourModel::from_json(&v.to_string()).unwrap_err().to_string();
+        assert!(err.contains("occupancy cue \"top_a\""), "{err}");
+    }
+
+    #[test]
+    fn an_empty_square_in_shade_is_told_by_its_plain_disc_cues_where_the_colours_are_unsure() {
+        // An empty dark square in a shaded corner of a photo (Image_010 (0,0), as measured),
+        // read with the wooden palette moved to a session whose start showed its empty squares
+        // a little brighter and redder (calibration): darker and less red than those, the square
+        // looks like a dark man to the colours; its rim and grooves are an empty square's.
+        let session = |level_shift: f32, red_shift: f32, cues: bool| {
+            let mut m = ColourModel::wooden().unwrap();
+            let k = |name: &str| m.features.iter().position(|n| n == name).unwrap();
+            let (level, red) = (k("level"), k("rel_a"));
+            m.empty_dark.mean[level] += level_shift;
+            m.empty_dark.mean[red] += red_shift;
+            if !cues {
+                m.occupancy_cues.clear();
+            }
+            m.prepare().unwrap();
+            m
+        };
+        let mut sf = SquareFeatures::default();
+        for (name, v) in [("level", -0.289), ("rel_level", -0.029), ("rel_a", -0.977), ("rim", 0.017), ("rings", 0.013), ("rings_med", 0.010)] {
+            sf.f[FEATURE_NAMES.iter().position(|n| *n == name).unwrap()] = v;
+        }
+        let without = session(0.05, 0.5, false).read(&sf, true);
+        assert_eq!(without.class, ColourClass::DarkMan, "{without:?}");
+        assert!(without.probs[0] > 0.1, "the colours alone are unsure: {without:?}");
+        let with = session(0.05, 0.5, true).read(&sf, true);
+        assert_eq!(with.class, ColourClass::Empty, "{with:?}");
+        // A man's rim and grooves on the same square: a man, the side still the colours'.
+        let palette = ColourModel::wooden().unwrap();
+        let mut man = sf;
+        for name in ["rim", "rings", "rings_med"] {
+            let k = palette.features.iter().position(|n| n == name).unwrap();
+            man.f[FEATURE_NAMES.iter().position(|n| *n == name).unwrap()] = palette.dark_man.mean[k];
+        }
+        assert_eq!(session(0.05, 0.5, true).read(&man, true).class, ColourClass::DarkMan);
+        // Where the colours are sure, the cues do not overrule them.
+        let sure = session(0.15, 1.5, true).read(&sf, true);
+        assert_eq!(sure.class, ColourClass::DarkMan, "{sure:?}");
     }
 
     #[test]

@@ -398,11 +398,11 @@ impl ColourModel {
         self.idx.iter().map(|&i| sf.f[i]).collect()
     }
 
-    /// Read one square.
-    pub fn read(&self, sf: &SquareFeatures, dark_square: bool) -> SquareReading {
+    /// The square's features as this model reads them, or `None` if one is not finite.
+    fn square_vector(&self, sf: &SquareFeatures, dark_square: bool) -> Option<Vec<f32>> {
         let mut x = self.select(sf);
         if x.iter().any(|v| !v.is_finite()) {
-            return SquareReading { probs: [0.0; 5], p_unknown: 1.0, class: ColourClass::Unknown, confidence: 1.0, dark_square };
+            return None;
         }
         let empty = if dark_square { &self.empty_dark } else { &self.empty_light };
         // The disc cues are one-sided evidence: a square less disc-like than the typical empty
@@ -412,15 +412,30 @@ impl ColourModel {
         for (k, _) in self.one_sided.iter().enumerate().filter(|(_, &one_sided)| one_sided) {
             x[k] = x[k].max(empty.mean[k]);
         }
+        Some(x)
+    }
+
+    /// The classes a square may show: (index into `SquareReading::probs`, model, prior), the
+    /// empty class first.
+    fn candidates(&self, dark_square: bool) -> Vec<(usize, &ClassModel, f64)> {
+        let empty = if dark_square { &self.empty_dark } else { &self.empty_light };
         let man_prior = if dark_square { 1.0 } else { self.man_on_light_prior.max(1e-9) as f64 };
         let king_prior = man_prior * self.king_vs_man_prior as f64;
-        let dof = self.dof as f64;
-        // (index into probs, model, prior)
         let mut cands: Vec<(usize, &ClassModel, f64)> = vec![(0, empty, 1.0), (1, &self.dark_man, man_prior), (2, &self.light_man, man_prior)];
         if let (Some(dk), Some(lk)) = (&self.dark_king, &self.light_king) {
             cands.push((3, dk, king_prior));
             cands.push((4, lk, king_prior));
         }
+        cands
+    }
+
+    /// Read one square.
+    pub fn read(&self, sf: &SquareFeatures, dark_square: bool) -> SquareReading {
+        let Some(x) = self.square_vector(sf, dark_square) else {
+            return SquareReading { probs: [0.0; 5], p_unknown: 1.0, class: ColourClass::Unknown, confidence: 1.0, dark_square };
+        };
+        let dof = self.dof as f64;
+        let cands = self.candidates(dark_square);
         let mut lls = [0f64; 5];
         let mut qmin = f64::MAX;
         for (k, &(_, c, prior)) in cands.iter().enumerate() {
@@ -464,25 +479,50 @@ impl ColourModel {
     /// plainly that nothing stands there; a square the colours read surely is left to them (a
     /// stacked king of a set no palette knows shows faint grooves at its lean).
     fn settle_occupancy(&self, x: &[f32], cands: &[(usize, &ClassModel, f64)], post: &mut [f64]) {
-        if self.occupancy_idx.is_empty() || post[0].max(1.0 - post[0]) >= OCCUPANCY_UNSURE {
+        if post[0].max(1.0 - post[0]) >= OCCUPANCY_UNSURE {
             return;
         }
-        let dof = self.dof as f64;
-        let Some(lls) = cands.iter().map(|&(_, c, prior)| c.marginal_loglik(x, &self.occupancy_idx, dof).map(|l| l + prior.ln())).collect::<Option<Vec<f64>>>() else {
+        let Some(cue_empty) = self.empty_by_cues(x, cands).filter(|p| p.max(1.0 - p) >= OCCUPANCY_SURE) else {
             return;
         };
-        let mx = lls.iter().cloned().fold(f64::MIN, f64::max);
-        let weights: Vec<f64> = lls.iter().map(|l| (l - mx).exp()).collect();
-        let cue_empty = weights[0] / weights.iter().sum::<f64>();
-        if cue_empty.max(1.0 - cue_empty) < OCCUPANCY_SURE {
-            return;
-        }
         let men: f64 = post[1..].iter().sum();
         let count = (post.len() - 1) as f64;
         for p in post[1..].iter_mut() {
             *p = (1.0 - cue_empty) * if men > 0.0 { *p / men } else { 1.0 / count };
         }
         post[0] = cue_empty;
+    }
+
+    /// The probability that a square (`x`, its classes `cands`, the empty class first) is
+    /// empty by the occupancy cues alone; `None` without cues.
+    fn empty_by_cues(&self, x: &[f32], cands: &[(usize, &ClassModel, f64)]) -> Option<f64> {
+        if self.occupancy_idx.is_empty() {
+            return None;
+        }
+        let dof = self.dof as f64;
+        let lls = cands.iter().map(|&(_, c, prior)| c.marginal_loglik(x, &self.occupancy_idx, dof).map(|l| l + prior.ln())).collect::<Option<Vec<f64>>>()?;
+        let mx = lls.iter().cloned().fold(f64::MIN, f64::max);
+        let weights: Vec<f64> = lls.iter().map(|l| (l - mx).exp()).collect();
+        Some(weights[0] / weights.iter().sum::<f64>())
+    }
+
+    /// The occupancy cues keep their say only in a session whose start they read right, and
+    /// surely: every dark square of the start (`labels`; also those the colours are learnt
+    /// without, as odd) as `OCCUPANCY_SURE` as they must be to settle a square. Men with faint rims and grooves (3-D men in a corner
+    /// of an oblique view, turned men under a dim lamp at the board's edge) would otherwise be
+    /// read as empty wherever the colours are unsure; then the colours decide alone.
+    fn check_occupancy_cues(&mut self, bf: &BoardFeatures, labels: &[(usize, usize, ColourClass)]) {
+        let cands = self.candidates(true);
+        let misjudged = labels.iter().any(|&(r, c, class)| {
+            let Some(x) = self.square_vector(&bf.squares[r][c], true) else { return false };
+            let Some(p_empty) = self.empty_by_cues(&x, &cands) else { return false };
+            let p_wrong = if class == ColourClass::Empty { 1.0 - p_empty } else { p_empty };
+            p_wrong > 1.0 - OCCUPANCY_SURE
+        });
+        if misjudged {
+            self.occupancy_cues.clear();
+            self.occupancy_idx.clear();
+        }
     }
 
     /// Fit a palette from labelled squares: (features, dark square?, class).
@@ -590,10 +630,12 @@ impl ColourModel {
     /// This model moved to the colours of a start position (`labels`: its dark
     /// squares), leaving out the squares `skip`.
     fn learn_start(&self, bf: &BoardFeatures, labels: &[(usize, usize, ColourClass)], skip: &[(usize, usize)]) -> Result<ColourModel> {
-        match self.with_session_features(bf, labels, skip)? {
-            Some(extended) => extended.learn_start_on(bf, labels, skip),
-            None => self.learn_start_on(bf, labels, skip),
-        }
+        let mut learnt = match self.with_session_features(bf, labels, skip)? {
+            Some(extended) => extended.learn_start_on(bf, labels, skip)?,
+            None => self.learn_start_on(bf, labels, skip)?,
+        };
+        learnt.check_occupancy_cues(bf, labels);
+        Ok(learnt)
     }
 
     /// The features this model does not use (a palette made for another set leaves out what
@@ -876,6 +918,25 @@ mod tests {
             sf.f[FEATURE_NAMES.iter().position(|n| *n == name).unwrap()] = palette.dark_man.mean[k];
         }
         assert_eq!(palette.read(&sf, true).class, ColourClass::DarkMan, "{:?}", palette.read(&sf, true));
+    }
+
+    #[test]
+    fn occupancy_cues_that_misjudge_the_start_lose_their_say_for_the_session() {
+        let palette = ColourModel::wooden().unwrap();
+        let labels = start_labels();
+        let clean = board_like(&palette, &labels, 0.0);
+        let (kept, _) = palette.calibrate(&clean).unwrap();
+        assert_eq!(kept.occupancy_cues, palette.occupancy_cues);
+        // One man of the start (a corner of an oblique view) shows an empty square's rim and
+        // grooves: in this session the cues cannot be trusted to overrule the colours.
+        let mut faint = board_like(&palette, &labels, 0.0);
+        let (r, c, _) = start_position(Side::Bottom, false).into_iter().find(|l| l.2 == ColourClass::DarkMan).unwrap();
+        for name in ["rim", "rings", "rings_med"] {
+            let k = palette.features.iter().position(|n| n == name).unwrap();
+            faint.squares[r][c].f[FEATURE_NAMES.iter().position(|n| *n == name).unwrap()] = palette.empty_dark.mean[k];
+        }
+        let (dropped, _) = palette.calibrate(&faint).unwrap();
+        assert!(dropped.occupancy_cues.is_empty() && dropped.occupancy_idx.is_empty(), "{:?}", dropped.occupancy_cues);
     }
 
     #[test]

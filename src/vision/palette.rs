@@ -507,10 +507,11 @@ impl ColourModel {
     }
 
     /// The occupancy cues keep their say only in a session whose start they read right, and
-    /// surely: every dark square of the start (`labels`; also those the colours are learnt
-    /// without, as odd) as `OCCUPANCY_SURE` as they must be to settle a square. Men with faint rims and grooves (3-D men in a corner
-    /// of an oblique view, turned men under a dim lamp at the board's edge) would otherwise be
-    /// read as empty wherever the colours are unsure; then the colours decide alone.
+    /// surely: every dark square of the start (`labels`, the odd ones the colours are learnt
+    /// without too) as sure as they must be to settle a square (`OCCUPANCY_SURE`). Men with
+    /// faint rims and grooves (3-D men in a corner of an oblique view, turned men at the edge
+    /// under a dim lamp) would otherwise be read as empty wherever the colours are unsure; in
+    /// such a session the colours decide alone.
     fn check_occupancy_cues(&mut self, bf: &BoardFeatures, labels: &[(usize, usize, ColourClass)]) {
         let cands = self.candidates(true);
         let misjudged = labels.iter().any(|&(r, c, class)| {

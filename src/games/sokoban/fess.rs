@@ -39,6 +39,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::corral::{Board, Corrals, Verdict};
+use super::deadlock::Deadlocks;
 use super::level::Level;
 use super::packing::packing_order;
 use super::solver::{board_tables, flood_from, push_path_to, replay_pushes, Order, Outcome, Region, Tables, NONE};
@@ -382,6 +383,7 @@ struct Search<'a> {
     scratch: Region,
     areas: Areas,
     corrals: Corrals,
+    deadlocks: Deadlocks,
     occupied: Vec<bool>,
     /// Boxes per position.
     n: usize,
@@ -420,6 +422,7 @@ impl<'a> Search<'a> {
             scratch: Region::new(size),
             areas: Areas::new(&walls),
             corrals: Corrals::new(size),
+            deadlocks: Deadlocks::new(size),
             occupied: vec![false; size],
             n: start_boxes.len(),
             arena: start_boxes.clone(),
@@ -497,6 +500,9 @@ impl<'a> Search<'a> {
                 Verdict::Only(pushes) => Some(pushes),
                 Verdict::Free => None,
             };
+            if self.deadlocks.dead(tables, neighbours, walls, &level.goals, occupied, &self.region, n) {
+                continue;
+            }
             let (visited, touched, queue, children) = (&mut self.visited, &mut self.touched, &mut self.queue, &mut self.children);
             children.clear();
             for slot in 0..n {

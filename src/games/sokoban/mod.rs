@@ -17,6 +17,7 @@ pub mod files;
 pub mod game;
 pub mod level;
 mod corral;
+mod deadlock;
 mod fess;
 mod packing;
 pub mod solver;

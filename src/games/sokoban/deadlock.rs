@@ -17,7 +17,7 @@ use std::collections::{HashMap, HashSet};
 use super::solver::{Region, Tables, NONE};
 
 /// Positions the search of one corral may visit before it gives up.
-pub(super) const LIMIT: usize = 200;
+pub(super) const LIMIT: usize = 1000;
 
 /// Corrals with more boxes than this are not searched (the search rarely finishes for them).
 const MOST_BOXES: usize = 12;

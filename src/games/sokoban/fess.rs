@@ -30,7 +30,8 @@
 //!
 //! Pruning is the solver's: dead squares (a box never enters one), freeze deadlocks, matching
 //! deadlocks, PI-corrals (only box moves whose first push enters the corral) and corral
-//! deadlocks. Running out of positions proves nothing here (the caller then searches in full);
+//! deadlocks, and also corral deadlocks proved by a small search of a corral's boxes alone
+//! (`deadlock.rs`). Running out of positions proves nothing here (the caller then searches in full);
 //! a solution is rebuilt push by push and replayed by the game before it is reported.
 
 use std::cmp::Reverse;
@@ -279,6 +280,8 @@ pub(super) struct Config {
     /// Packing counts the goals filled in the packing order (else all boxes on goals, and no
     /// box is out of plan).
     pub ordered: bool,
+    /// Corral deadlocks are also sought by a small search of the corral's boxes (`deadlock.rs`).
+    pub corral_search: bool,
 }
 
 /// The configurations [`search`] interleaves (measured on the original 90 at 5 s: each solves
@@ -288,19 +291,22 @@ pub(super) struct Config {
 /// turns in each round. Then without areas, with the fewest pushes first (areas up to 3, boxes
 /// out of plan up to 1), and packing alone.
 pub(super) const CONFIGS: [Config; 4] = [
-    Config { areas_cap: 3, plan_cap: 0, fewest_pushes_first: false, turns: 2, ordered: true },
-    Config { areas_cap: 0, plan_cap: u16::MAX, fewest_pushes_first: false, turns: 1, ordered: true },
-    Config { areas_cap: 3, plan_cap: 1, fewest_pushes_first: true, turns: 1, ordered: true },
-    Config { areas_cap: 0, plan_cap: 0, fewest_pushes_first: false, turns: 1, ordered: true },
+    Config { areas_cap: 3, plan_cap: 0, fewest_pushes_first: false, turns: 2, ordered: true, corral_search: true },
+    Config { areas_cap: 0, plan_cap: u16::MAX, fewest_pushes_first: false, turns: 1, ordered: true, corral_search: true },
+    Config { areas_cap: 3, plan_cap: 1, fewest_pushes_first: true, turns: 1, ordered: true, corral_search: true },
+    Config { areas_cap: 0, plan_cap: 0, fewest_pushes_first: false, turns: 1, ordered: true, corral_search: true },
 ];
 
 /// Configurations that join the others once the search has run for [`LATE_JOIN`]: they solve
 /// some long searches the others do not, and would only slow down the short ones. Packing
 /// without the order (every box on a goal counts): the order is a guess, and a wrong one
 /// keeps the packing feature and its advisor from helping at all (original 90, level 26:
-/// not solved in 60 s with the order, in 3.4 s by this configuration alone).
+/// not solved in 60 s with the order, in 3.4 s by this configuration alone). Without the
+/// corral deadlock search: with it, this configuration alone no longer solved level 26 within
+/// 10 s (pruning dead positions changes which positions each cell offers; no position of
+/// the solution it finds without it is pruned), so the two kinds of search differ here too.
 pub(super) const LATE_CONFIGS: [Config; 1] = [
-    Config { areas_cap: 3, plan_cap: 0, fewest_pushes_first: false, turns: 1, ordered: false },
+    Config { areas_cap: 3, plan_cap: 0, fewest_pushes_first: false, turns: 1, ordered: false, corral_search: false },
 ];
 
 /// When the [`LATE_CONFIGS`] join the search (later than Microban's slowest levels take with
@@ -500,7 +506,7 @@ impl<'a> Search<'a> {
                 Verdict::Only(pushes) => Some(pushes),
                 Verdict::Free => None,
             };
-            if self.deadlocks.dead(tables, neighbours, walls, &level.goals, occupied, &self.region, n) {
+            if self.config.corral_search && self.deadlocks.dead(tables, neighbours, walls, &level.goals, occupied, &self.region, n) {
                 continue;
             }
             let (visited, touched, queue, children) = (&mut self.visited, &mut self.touched, &mut self.queue, &mut self.children);
@@ -739,7 +745,7 @@ mod tests {
             }
             search.cells.len()
         };
-        let capped = Config { areas_cap: 3, plan_cap: 1, fewest_pushes_first: false, turns: 1, ordered: true };
+        let capped = Config { areas_cap: 3, plan_cap: 1, fewest_pushes_first: false, turns: 1, ordered: true, corral_search: true };
         // The start's cell (packed 0, two areas: the box cuts the corridor), one area, and three
         // areas (with 5 beyond the cap) with 0 or 1 boxes out of plan (2 beyond the cap).
         assert_eq!(cells(capped), 4);

@@ -23,21 +23,24 @@
 //!
 //! Four such searches, with different feature spaces (some features capped, so that fewer cells
 //! share the turns) and tie-breaks ([`CONFIGS`]), take turns of a fixed number of expansions:
-//! each solves levels the others miss. The connectivity
+//! each solves levels the others miss. A fifth, whose packing counts every box on a goal
+//! instead of following the order ([`LATE_CONFIGS`]), joins them when the search runs long. The connectivity
 //! features and the player's area after a push come from the articulation points of the free
 //! floor (one depth-first search per box instead of a flood per push).
 //!
 //! Pruning is the solver's: dead squares (a box never enters one), freeze deadlocks, matching
 //! deadlocks, PI-corrals (only box moves whose first push enters the corral) and corral
-//! deadlocks. Running out of positions proves nothing here (the caller then searches in full);
+//! deadlocks, and also corral deadlocks proved by a small search of a corral's boxes alone
+//! (`deadlock.rs`). Running out of positions proves nothing here (the caller then searches in full);
 //! a solution is rebuilt push by push and replayed by the game before it is reported.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::corral::{Board, Corrals, Verdict};
+use super::deadlock::Deadlocks;
 use super::level::Level;
 use super::packing::packing_order;
 use super::solver::{board_tables, flood_from, push_path_to, replay_pushes, Order, Outcome, Region, Tables, NONE};
@@ -274,6 +277,11 @@ pub(super) struct Config {
     pub fewest_pushes_first: bool,
     /// Turns of [`SLICE`] expansions this configuration takes in each round.
     pub turns: u64,
+    /// Packing counts the goals filled in the packing order (else all boxes on goals, and no
+    /// box is out of plan).
+    pub ordered: bool,
+    /// Corral deadlocks are also sought by a small search of the corral's boxes (`deadlock.rs`).
+    pub corral_search: bool,
 }
 
 /// The configurations [`search`] interleaves (measured on the original 90 at 5 s: each solves
@@ -283,11 +291,28 @@ pub(super) struct Config {
 /// turns in each round. Then without areas, with the fewest pushes first (areas up to 3, boxes
 /// out of plan up to 1), and packing alone.
 pub(super) const CONFIGS: [Config; 4] = [
-    Config { areas_cap: 3, plan_cap: 0, fewest_pushes_first: false, turns: 2 },
-    Config { areas_cap: 0, plan_cap: u16::MAX, fewest_pushes_first: false, turns: 1 },
-    Config { areas_cap: 3, plan_cap: 1, fewest_pushes_first: true, turns: 1 },
-    Config { areas_cap: 0, plan_cap: 0, fewest_pushes_first: false, turns: 1 },
+    Config { areas_cap: 3, plan_cap: 0, fewest_pushes_first: false, turns: 2, ordered: true, corral_search: true },
+    Config { areas_cap: 0, plan_cap: u16::MAX, fewest_pushes_first: false, turns: 1, ordered: true, corral_search: true },
+    Config { areas_cap: 3, plan_cap: 1, fewest_pushes_first: true, turns: 1, ordered: true, corral_search: true },
+    Config { areas_cap: 0, plan_cap: 0, fewest_pushes_first: false, turns: 1, ordered: true, corral_search: true },
 ];
+
+/// Configurations that join the others once the search has run for [`LATE_JOIN`]: they solve
+/// some long searches the others do not, and would only slow down the short ones. Packing
+/// without the order (every box on a goal counts): the order is a guess, and a wrong one
+/// keeps the packing feature and its advisor from helping at all (original 90, level 26:
+/// not solved in 60 s with the order, in 3.4 s by this configuration alone). Without the
+/// corral deadlock search: with it, this configuration alone no longer solved level 26 within
+/// 10 s (pruning dead positions changes which positions each cell offers; no position of
+/// the solution it finds without it is pruned), so the two kinds of search differ here too.
+pub(super) const LATE_CONFIGS: [Config; 1] = [
+    Config { areas_cap: 3, plan_cap: 0, fewest_pushes_first: false, turns: 1, ordered: false, corral_search: false },
+];
+
+/// When the [`LATE_CONFIGS`] join the search (later than Microban's slowest levels take with
+/// the first configurations: 153 needs 7 s of FESS).
+pub(super) const LATE_JOIN: Duration = Duration::from_secs(8);
+
 
 /// Expansions each configuration makes in its turn.
 const SLICE: u64 = 500;
@@ -297,14 +322,16 @@ const SLICE: u64 = 500;
 const MEMORY_PER_SEARCH: usize = 1 << 30;
 
 /// The FESS search until `deadline` or `cancel`: the [`CONFIGS`] take turns of [`SLICE`]
-/// expansions each, some several turns in a row (so the outcome does not depend on the machine's
-/// speed, only the deadline does). None when all of them run out of positions (which proves nothing, see the module's
-/// comment) or of the memory they may use.
+/// expansions each, some several turns in a row, joined by the [`LATE_CONFIGS`] after
+/// [`LATE_JOIN`]. None when all of them run out of positions (which proves nothing, see the
+/// module's comment) or of the memory they may use.
 pub(super) fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> Option<Outcome> {
     if level.is_solved() {
         return replay_pushes(level, &[]);
     }
     let tables = Tables::new(level);
+    let started = Instant::now();
+    let mut late = false;
     let mut searches = Vec::new();
     for config in CONFIGS {
         match Search::new(level, &tables, config) {
@@ -313,6 +340,15 @@ pub(super) fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBo
         }
     }
     while !searches.is_empty() {
+        if !late && started.elapsed() >= LATE_JOIN {
+            late = true;
+            for config in LATE_CONFIGS {
+                match Search::new(level, &tables, config) {
+                    Ok(search) => searches.push(search),
+                    Err(outcome) => return Some(outcome),
+                }
+            }
+        }
         let mut k = 0;
         while k < searches.len() {
             let turns = searches[k].config.turns;
@@ -353,6 +389,7 @@ struct Search<'a> {
     scratch: Region,
     areas: Areas,
     corrals: Corrals,
+    deadlocks: Deadlocks,
     occupied: Vec<bool>,
     /// Boxes per position.
     n: usize,
@@ -381,7 +418,7 @@ impl<'a> Search<'a> {
         if start_boxes.iter().any(|&b| tables.distance_to_goal[b as usize] == u16::MAX) || tables.lower_bound(&start_boxes).is_none() {
             return Err(Outcome::Unsolvable);
         }
-        let order = Order::new(packing_order(&neighbours, &walls, &level.goals, level.player), size);
+        let order = Order::new(packing_order(&neighbours, &walls, &level.goals, level.player).filter(|_| config.ordered), size);
         let mut search = Search {
             level,
             tables,
@@ -391,6 +428,7 @@ impl<'a> Search<'a> {
             scratch: Region::new(size),
             areas: Areas::new(&walls),
             corrals: Corrals::new(size),
+            deadlocks: Deadlocks::new(size),
             occupied: vec![false; size],
             n: start_boxes.len(),
             arena: start_boxes.clone(),
@@ -468,6 +506,9 @@ impl<'a> Search<'a> {
                 Verdict::Only(pushes) => Some(pushes),
                 Verdict::Free => None,
             };
+            if self.config.corral_search && self.deadlocks.dead(tables, neighbours, walls, &level.goals, occupied, &self.region, n) {
+                continue;
+            }
             let (visited, touched, queue, children) = (&mut self.visited, &mut self.touched, &mut self.queue, &mut self.children);
             children.clear();
             for slot in 0..n {
@@ -704,12 +745,47 @@ mod tests {
             }
             search.cells.len()
         };
-        let capped = Config { areas_cap: 3, plan_cap: 1, fewest_pushes_first: false, turns: 1 };
+        let capped = Config { areas_cap: 3, plan_cap: 1, fewest_pushes_first: false, turns: 1, ordered: true, corral_search: true };
         // The start's cell (packed 0, two areas: the box cuts the corridor), one area, and three
         // areas (with 5 beyond the cap) with 0 or 1 boxes out of plan (2 beyond the cap).
         assert_eq!(cells(capped), 4);
         assert_eq!(cells(Config { areas_cap: u16::MAX, plan_cap: u16::MAX, ..capped }), 5);
         assert_eq!(cells(Config { areas_cap: 0, plan_cap: 0, ..capped }), 1);
+    }
+
+    /// Without the order (the late configuration), every box on a goal counts as packed and
+    /// none is out of plan; with it, a box on a goal whose turn has not come is out of plan.
+    #[test]
+    fn packing_without_the_order_counts_every_box_on_a_goal() {
+        // Three goals in a dead-end corridor (filled from its end), a box on the one by the
+        // entrance (out of turn), two more boxes below.
+        let level = parse_collection("#######\n#..*  #\n### # #\n#  $$ #\n# @   #\n#######\n").unwrap().remove(0);
+        let tables = Tables::new(&level);
+        let boxes: Vec<u16> = (0..level.width * level.height).filter(|&c| level.boxes[c]).map(|c| c as u16).collect();
+        let measure = |config: Config| {
+            let search = Search::new(&level, &tables, config).ok().unwrap();
+            let f = features(&search.order, &level.goals, &boxes, search.nodes[0].areas);
+            (f.packed, f.out_of_plan)
+        };
+        let unordered = LATE_CONFIGS[0];
+        assert!(!unordered.ordered);
+        assert_eq!(measure(unordered), (1, 0));
+        assert_eq!(measure(Config { ordered: true, ..unordered }), (0, 1));
+    }
+
+    /// The late configuration alone solves levels, and every solution replays.
+    #[test]
+    fn the_late_configuration_solves_levels_alone() {
+        let levels = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap();
+        let cancel = AtomicBool::new(false);
+        for level in levels.iter().take(20) {
+            let tables = Tables::new(level);
+            let mut search = Search::new(level, &tables, LATE_CONFIGS[0]).ok().unwrap();
+            match search.run(1_000_000, None, &cancel) {
+                Step::Done(Outcome::Solved { lurd, .. }) => assert!(verify(level, &lurd), "level {}", level.title),
+                _ => panic!("level {} not solved", level.title),
+            }
+        }
     }
 
     #[test]

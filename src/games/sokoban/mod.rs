@@ -10,13 +10,16 @@
 //!   packing, connectivity and out-of-plan boxes visited in turn, moves suggested by advisors
 //!   for free), then a push-level best-first search (dead squares, freeze deadlocks, a matching
 //!   lower bound, macros) whose full pass can prove a level unsolvable. Their helpers: `corral`
-//!   (PI-corral pruning, corral deadlocks) and `packing` (the order in which to fill the goals).
+//!   (PI-corral pruning, corral deadlocks), `deadlock` (corral deadlocks proved by a small
+//!   search of the corral's boxes alone, for FESS) and `packing` (the order in which to fill the
+//!   goals).
 
 pub mod editor;
 pub mod files;
 pub mod game;
 pub mod level;
 mod corral;
+mod deadlock;
 mod fess;
 mod packing;
 pub mod solver;

@@ -25,7 +25,7 @@ use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -335,7 +335,7 @@ pub(super) struct Techniques {
 /// Searches for a solution of `level` until `deadline` or until `cancel` is set.
 ///
 /// With a deadline: first the best-first search below for a short share of the time
-/// ([`FIRST_SHARE`]: it solves the easier levels fast, and a few that FESS misses), then the
+/// ([`first_share`]: it solves the easier levels fast, and a few that FESS misses), then the
 /// FESS search (`fess.rs`) for the rest; should FESS run out of positions (which proves
 /// nothing), the best-first search again, whose full pass can prove a level unsolvable.
 /// Without a deadline: FESS, then the best-first search.
@@ -344,7 +344,7 @@ pub fn solve(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> O
     let out_of_time = || cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d);
     if let Some(deadline) = deadline {
         let started = Instant::now();
-        let first = started + deadline.saturating_duration_since(started).mul_f64(FIRST_SHARE);
+        let first = started + first_share(deadline.saturating_duration_since(started));
         match solve_with(level, Some(first), cancel, techniques) {
             Outcome::OutOfTime => {}
             outcome => return outcome,
@@ -359,6 +359,17 @@ pub fn solve(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> O
 
 /// The share of [`solve`]'s time given to the best-first search before FESS.
 pub const FIRST_SHARE: f64 = 0.15;
+
+/// The most time the best-first search gets before FESS, whatever the limit: the levels it
+/// solves and FESS does not are solved within a second or two, while beyond that it only
+/// delays FESS (at 60 s, 9 s of every hard level went to it).
+pub const FIRST_CAP: Duration = Duration::from_secs(2);
+
+/// The time [`solve`] gives the best-first search before FESS, out of `limit`:
+/// [`FIRST_SHARE`] of it, at most [`FIRST_CAP`].
+pub fn first_share(limit: Duration) -> Duration {
+    limit.mul_f64(FIRST_SHARE).min(FIRST_CAP)
+}
 
 /// Searches for a solution with the fewest pushes (A* with the matching bound, which never
 /// overestimates) until `deadline` or `cancel`. Much slower than [`solve`]: for small levels, or
@@ -713,6 +724,16 @@ mod tests {
                 other => panic!("level {}: {other:?}", level.title),
             }
         }
+    }
+
+    /// Short limits keep the best-first search's share; long ones give it at most the cap, so
+    /// that FESS is not kept waiting (at 60 s: 2 s, not 9 s).
+    #[test]
+    fn the_first_search_gets_a_share_capped_in_seconds() {
+        assert_eq!(first_share(Duration::from_secs(10)), Duration::from_secs_f64(1.5));
+        assert_eq!(first_share(Duration::from_secs(2)), Duration::from_secs_f64(0.3));
+        assert_eq!(first_share(Duration::from_secs(60)), Duration::from_secs(2));
+        assert_eq!(first_share(Duration::from_secs(600)), FIRST_CAP);
     }
 
     #[test]

@@ -1,0 +1,244 @@
+//! Corral deadlocks proved by a small search (after the "corral deadlock" detection of YASS and
+//! JSoko), remembered in a table.
+//!
+//! A corral (free cells the player cannot reach) is *unfinished* when it holds an empty goal or a
+//! box touching it stands off a goal. Take the boxes touching it (its barrier, and the boxes
+//! inside) alone, the other boxes off the board, and search every push of them: if no sequence
+//! of pushes ever puts them all on goals or lets the player into the corral, the position is
+//! dead. That holds for the whole position because the other boxes can only get in the way: any
+//! solution, its pushes of the other boxes left out, is a push sequence of these boxes alone
+//! that puts them on goals (the player, where it walks over an absent box, only gains room).
+//!
+//! The search stops after [`LIMIT`] positions (then nothing is proved), and its verdict is kept
+//! by the boxes' cells and the player's area, so a corral met again costs one look-up.
+
+use std::collections::{HashMap, HashSet};
+
+use super::solver::{Region, Tables, NONE};
+
+/// Positions the search of one corral may visit before it gives up.
+pub(super) const LIMIT: usize = 1000;
+
+/// Corrals with more boxes than this are not searched (the search rarely finishes for them).
+const MOST_BOXES: usize = 12;
+
+/// Verdicts kept before the table is cleared (to bound its memory).
+const MOST_VERDICTS: usize = 1 << 21;
+
+/// Scratch space and the table of verdicts, reused across positions.
+pub(super) struct Deadlocks {
+    label: Vec<u32>,
+    mark: Vec<u32>,
+    next_id: u32,
+    stack: Vec<u16>,
+    cells: Vec<u16>,
+    barrier: Vec<u16>,
+    occupied: Vec<bool>,
+    region: Region,
+    /// Verdicts by the boxes' and the player's Zobrist key: true when dead.
+    verdicts: HashMap<u64, bool>,
+    /// Positions found dead by a search (not counting look-ups).
+    pub(super) proved: u64,
+}
+
+impl Deadlocks {
+    pub(super) fn new(size: usize) -> Deadlocks {
+        Deadlocks {
+            label: vec![0; size],
+            mark: vec![0; size],
+            next_id: 1,
+            stack: Vec::new(),
+            cells: Vec::new(),
+            barrier: Vec::new(),
+            occupied: vec![false; size],
+            region: Region::new(size),
+            verdicts: HashMap::new(),
+            proved: 0,
+        }
+    }
+
+    /// Whether some unfinished corral of the position (boxes in `occupied`, the player's area in
+    /// `region`) is proved dead by a search of its boxes alone.
+    pub(super) fn dead(&mut self, tables: &Tables, neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], occupied: &[bool], region: &Region, boxes: usize) -> bool {
+        let size = walls.len();
+        if self.next_id > u32::MAX - size as u32 - 2 {
+            self.label.iter_mut().for_each(|l| *l = 0);
+            self.mark.iter_mut().for_each(|l| *l = 0);
+            self.next_id = 1;
+        }
+        let first = self.next_id;
+        let player = (0..size).find(|&c| region.contains(c)).expect("the player has an area");
+        for start in 0..size {
+            if walls[start] || occupied[start] || region.contains(start) || self.label[start] >= first {
+                continue;
+            }
+            let id = self.next_id;
+            self.next_id += 1;
+            // The corral's cells and the boxes touching it.
+            let mut unfinished = false;
+            self.cells.clear();
+            self.barrier.clear();
+            self.stack.push(start as u16);
+            self.label[start] = id;
+            while let Some(cell) = self.stack.pop() {
+                self.cells.push(cell);
+                unfinished |= goals[cell as usize];
+                for &next in &neighbours[cell as usize] {
+                    if next == NONE || walls[next as usize] {
+                        continue;
+                    }
+                    let n = next as usize;
+                    if occupied[n] {
+                        if self.mark[n] != id {
+                            self.mark[n] = id;
+                            self.barrier.push(next);
+                            unfinished |= !goals[n];
+                        }
+                    } else if self.label[n] != id {
+                        self.label[n] = id;
+                        self.stack.push(next);
+                    }
+                }
+            }
+            if unfinished && self.barrier.len() < boxes && self.barrier.len() <= MOST_BOXES && self.search(tables, neighbours, walls, goals, player) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Searches the pushes of the barrier's boxes alone from `player`: true when none of them
+    /// leads to all boxes on goals or to the player inside the corral, within [`LIMIT`] positions.
+    fn search(&mut self, tables: &Tables, neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], player: usize) -> bool {
+        let mut start = self.barrier.clone();
+        start.sort_unstable();
+        let key = self.normalise(tables, neighbours, walls, &start, player);
+        if let Some(&dead) = self.verdicts.get(&key) {
+            return dead;
+        }
+        let dead = self.explore(tables, neighbours, walls, goals, start, player);
+        if self.verdicts.len() >= MOST_VERDICTS {
+            self.verdicts.clear();
+        }
+        self.verdicts.insert(key, dead);
+        if dead {
+            self.proved += 1;
+        }
+        dead
+    }
+
+    /// Floods the player's area with only `boxes` on the board (left in `self.region`) and
+    /// returns the position's key.
+    fn normalise(&mut self, tables: &Tables, neighbours: &[[u16; 4]], walls: &[bool], boxes: &[u16], player: usize) -> u64 {
+        boxes.iter().for_each(|&b| self.occupied[b as usize] = true);
+        let least = self.region.flood(neighbours, walls, &self.occupied, player);
+        boxes.iter().for_each(|&b| self.occupied[b as usize] = false);
+        tables.hash(boxes, least)
+    }
+
+    fn explore(&mut self, tables: &Tables, neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], start: Vec<u16>, player: usize) -> bool {
+        let mut queue = std::collections::VecDeque::from([(start, player as u16)]);
+        let mut seen = HashSet::new();
+        let mut visited = 0;
+        while let Some((boxes, player)) = queue.pop_front() {
+            let key = self.normalise(tables, neighbours, walls, &boxes, player as usize);
+            if !seen.insert(key) {
+                continue;
+            }
+            visited += 1;
+            if visited > LIMIT {
+                return false;
+            }
+            // The region is this position's (left by `normalise`).
+            if boxes.iter().all(|&b| goals[b as usize]) || self.cells.iter().any(|&c| self.region.contains(c as usize)) {
+                return false;
+            }
+            boxes.iter().for_each(|&b| self.occupied[b as usize] = true);
+            for slot in 0..boxes.len() {
+                let from = boxes[slot] as usize;
+                for direction in 0..4 {
+                    let (behind, ahead) = (neighbours[from][direction ^ 1], neighbours[from][direction]);
+                    if behind == NONE || ahead == NONE || !self.region.contains(behind as usize) {
+                        continue;
+                    }
+                    let ahead = ahead as usize;
+                    if walls[ahead] || self.occupied[ahead] || tables.distance_to_goal[ahead] == u16::MAX {
+                        continue;
+                    }
+                    self.occupied[from] = false;
+                    self.occupied[ahead] = true;
+                    let frozen = tables.is_freeze_deadlock(ahead, &self.occupied);
+                    self.occupied[ahead] = false;
+                    self.occupied[from] = true;
+                    if !frozen {
+                        let mut next = boxes.clone();
+                        next[slot] = ahead as u16;
+                        next.sort_unstable();
+                        queue.push_back((next, from as u16));
+                    }
+                }
+            }
+            boxes.iter().for_each(|&b| self.occupied[b as usize] = false);
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicBool;
+    use std::time::{Duration, Instant};
+
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    use crate::games::sokoban::corral::{Board, Corrals, Verdict};
+    use crate::games::sokoban::game::Game;
+    use crate::games::sokoban::level::{parse_collection, Level};
+    use crate::games::sokoban::solver::{board_tables, solve_with, Outcome, Techniques};
+
+    /// Positions reached by random walks on the small Microban levels: every one the corral
+    /// search calls dead is unsolvable (a full search proves it), and it finds such positions
+    /// that no dead square, freeze, matching or PI-corral check catches.
+    #[test]
+    fn corral_searches_find_only_real_deadlocks_and_some_new_ones() {
+        let levels = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(61);
+        let plain = Techniques { pi_corrals: false, goal_macros: false, fewest_pushes: false };
+        let (mut dead, mut new) = (0, 0);
+        for level in levels.iter().filter(|l| l.boxes.iter().filter(|&&b| b).count() <= 6) {
+            for _ in 0..20 {
+                let mut game = Game::new(level.clone());
+                for _ in 0..rng.gen_range(10..80) {
+                    game.step(rng.gen_range(0..4));
+                }
+                let position: Level = game.position.clone();
+                let tables = Tables::new(&position);
+                let (neighbours, walls, dead_cells) = board_tables(&position);
+                let size = walls.len();
+                let mut region = Region::new(size);
+                region.flood(&neighbours, &walls, &position.boxes, position.player);
+                let boxes = position.boxes.iter().filter(|&&b| b).count();
+                let mut deadlocks = Deadlocks::new(size);
+                if !deadlocks.dead(&tables, &neighbours, &walls, &position.goals, &position.boxes, &region, boxes) {
+                    continue;
+                }
+                dead += 1;
+                let deadline = Instant::now() + Duration::from_secs(5);
+                let outcome = solve_with(&position, Some(deadline), &AtomicBool::new(false), plain);
+                assert_eq!(outcome, Outcome::Unsolvable, "level {} after {}", level.title, game.lurd());
+                let on_dead_square = (0..size).any(|c| position.boxes[c] && dead_cells[c]);
+                let frozen = (0..size).any(|c| position.boxes[c] && tables.is_freeze_deadlock(c, &position.boxes));
+                let cells: Vec<u16> = (0..size).filter(|&c| position.boxes[c]).map(|c| c as u16).collect();
+                let unmatched = tables.lower_bound(&cells).is_none();
+                let board = Board { neighbours: &neighbours, walls: &walls, goals: &position.goals, dead: &dead_cells };
+                let corral_dead = Corrals::new(size).analyse(&board, &position.boxes, &region) == Verdict::Dead;
+                if !on_dead_square && !frozen && !unmatched && !corral_dead {
+                    new += 1;
+                }
+            }
+        }
+        assert!(dead >= 50 && new >= 10, "too few deadlocks found: {dead}, {new} not found otherwise");
+    }
+}

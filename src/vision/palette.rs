@@ -446,9 +446,14 @@ impl ColourModel {
         let lls = &lls[..cands.len()];
         let mx = lls.iter().cloned().fold(f64::MIN, f64::max);
         let tot: f64 = lls.iter().map(|l| (l - mx).exp()).sum();
-        let mut post: Vec<f64> = lls.iter().map(|l| (l - mx).exp() / tot).collect();
+        // Posteriors on the stack: this runs for every square of every frame read.
+        let mut post = [0f64; 5];
+        for (p, l) in post.iter_mut().zip(lls) {
+            *p = (l - mx).exp() / tot;
+        }
+        let post = &mut post[..cands.len()];
         if dark_square {
-            self.settle_occupancy(&x, &cands, &mut post);
+            self.settle_occupancy(&x, &cands, post);
         }
         // Unknown: smooth step at the distance threshold.
         let p_unknown = (1.0 / (1.0 + (-(qmin - self.unknown_mahal2 as f64) / 4.0).exp())) as f32;

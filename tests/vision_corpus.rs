@@ -26,6 +26,11 @@ fn photo_labels() -> BTreeMap<String, Vec<String>> {
         .collect()
 }
 
+/// The 25 photos in the shared data (`None` without `../shared`).
+fn photos_dir() -> Option<std::path::PathBuf> {
+    common::shared_data().map(|data| data.join("photos/b3nny01-checkersvision/v2"))
+}
+
 /// The misread squares as "(row,col) truth->read".
 fn misreads(got: &[String], want: &[String]) -> Vec<String> {
     common::grid_differences(got, want).into_iter().map(|(r, c, g, w)| format!("({r},{c}) {w}->{g}")).collect()
@@ -34,8 +39,7 @@ fn misreads(got: &[String], want: &[String]) -> Vec<String> {
 #[test]
 #[ignore = "corpus: needs ../shared, run by make corpus"]
 fn all_photos_palette_and_calibrated() {
-    let Some(data) = common::shared_data() else { return };
-    let dir = data.join("photos/b3nny01-checkersvision/v2");
+    let Some(dir) = photos_dir() else { return };
     let labels = photo_labels();
     assert_eq!(labels.len(), 25);
     let palette = ColourModel::wooden().unwrap();
@@ -74,8 +78,7 @@ fn all_photos_palette_and_calibrated() {
 #[test]
 #[ignore = "corpus: needs ../shared, run by make corpus"]
 fn photos_held_apart_by_game() {
-    let Some(data) = common::shared_data() else { return };
-    let dir = data.join("photos/b3nny01-checkersvision/v2");
+    let Some(dir) = photos_dir() else { return };
     let labels = photo_labels();
     let template = ColourModel::wooden().unwrap();
     let game_one = |name: &str| name.as_bytes()[6..].iter().take(3).fold(0, |n, d| n * 10 + (d - b'0') as u32) <= 11;

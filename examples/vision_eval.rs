@@ -101,6 +101,9 @@ fn rendered_frame(args: &[String]) -> R<()> {
         let frame = source::rgb_image_to_mat(&image)?;
         let loc = locate_board(&frame, None)?;
         println!("found corners {:?} by {:?}, lens k1 {:.3}", loc.corners, loc.method, loc.lens.k1);
+        if let Some(p) = CameraPose::from_location(&loc) {
+            println!("pose: true focal {:.0} tilt {:.0}, estimated {:.0}", (scene.width as f64 / 2.0) / (scene.camera.fov_deg.to_radians() / 2.0).tan(), scene.camera.tilt_deg, p.focal_px);
+        }
         let palette = ColourModel::named(&opt(args, "--palette").unwrap_or("wooden".into()))?;
         match Calibration::from_image(&frame, &palette, None, "start") {
             Ok(_) => println!("calibrates"),
@@ -133,11 +136,19 @@ fn photos(args: &[String]) -> R<()> {
         palette.piece_height = h;
     }
     let show_pose = args.iter().any(|a| a == "--pose");
+    let show_distances = args.iter().any(|a| a == "--distances");
+    let mut distances: Vec<f64> = Vec::new();
     let no_lean = args.iter().any(|a| a == "--no-lean");
     let overlays = opt(args, "--overlays").map(PathBuf::from);
     let labels: BTreeMap<String, serde_json::Value> =
         serde_json::from_str(&std::fs::read_to_string("tests/data/checkersvision_labels.json")?)?;
     let mut items = Vec::new();
+    // `--follow`: find the board in each photo from where it was in the calibration photo, as
+    // `detect --calibration` does, instead of afresh.
+    let follow = match args.iter().any(|a| a == "--follow") {
+        true => Some(locate_board(&source::read_image(&Path::new(&data).join(format!("{calib}.jpg")))?, None)?),
+        false => None,
+    };
     for (name, grid) in labels.iter().filter(|(k, _)| !k.starts_with('_')) {
         let truth: Vec<String> = grid.as_array().ok_or("grid")?.iter().map(|r| r.as_str().unwrap_or("").to_string()).collect();
         let file = Path::new(&data).join(format!("{name}.jpg"));
@@ -146,12 +157,12 @@ fn photos(args: &[String]) -> R<()> {
         }
         let img = source::read_image(&file)?;
         let t = std::time::Instant::now();
-        let loc = locate_board(&img, None).ok();
+        let loc = locate_board(&img, if name == &calib { None } else { follow.as_ref() }).ok();
         let ms = t.elapsed().as_secs_f64() * 1e3;
         if show_pose {
             if let Some(p) = loc.as_ref().and_then(CameraPose::from_location) {
                 let l = p.lean(palette.piece_height as f64);
-                println!("{name}: camera at {:.1?} f {:.0}; lean TL {:.1?} BR {:.1?}; lens k1 {:.3}", p.centre, p.focal_px, l[0][0], l[7][7], loc.as_ref().map_or(0.0, |l| l.lens.k1));
+                println!("{name}: camera at {:.1?} f {:.0}; lean TL {:.1?} BR {:.1?}; lens k1 {:.3}; corners {:.1?}", p.centre, p.focal_px, l[0][0], l[7][7], loc.as_ref().map_or(0.0, |l| l.lens.k1), loc.as_ref().map(|l| l.corners));
             }
         }
         let feats = match &loc {
@@ -263,6 +274,17 @@ fn photos(args: &[String]) -> R<()> {
                 }
             }
         }
+        if show_distances {
+            // The nearest class's distance, recovered from the reading's p(unknown).
+            for r in 0..8 {
+                for c in 0..8 {
+                    let pu = rc.squares[r][c].p_unknown.clamp(1e-30, 1.0 - 1e-7) as f64;
+                    let q = calibrated.unknown_mahal2 as f64 + 4.0 * (pu / (1.0 - pu)).ln();
+                    let ok = gc[r].as_bytes()[c] == truth[r].as_bytes()[c];
+                    if ok { distances.push(q); if q > 30.0 { println!("  {name} ({r},{c}) read right ({}), distance {q:.1}", truth[r].as_bytes()[c] as char) } } else { println!("  {name} ({r},{c}) misread, nearest class distance {q:.1}") }
+                }
+            }
+        }
         tp += ep;
         tc += ec;
         println!("{name:<10} {:>5} {ms:>7.1} {ep:>8} {ec:>8}  {}", "yes", errs.join(" "));
@@ -271,6 +293,11 @@ fn photos(args: &[String]) -> R<()> {
             let ov = draw_overlay(img, loc, Some(&rp), 800)?;
             imgcodecs::imwrite(&dir.join(format!("{name}.png")), &ov, &Vector::new())?;
         }
+    }
+    if show_distances && !distances.is_empty() {
+        distances.sort_by(|a, b| a.total_cmp(b));
+        let q = |f: f64| distances[((distances.len() - 1) as f64 * f) as usize];
+        println!("nearest class distance of squares read right: median {:.1}, 99% {:.1}, 99.9% {:.1}, max {:.1}; over 30 {}, over 40 {}", q(0.5), q(0.99), q(0.999), q(1.0), distances.iter().filter(|&&d| d > 30.0).count(), distances.iter().filter(|&&d| d > 40.0).count());
     }
     println!("board found {found}/{scored_count}; misread squares: palette {tp}, calibrated {tc} (of {})", scored_count * 64);
     Ok(())

@@ -305,6 +305,23 @@ const INNER_R: f32 = 14.0;
 /// oblique views the top of a tall piece leans away from the camera.
 const SEARCH: i32 = 16;
 
+/// How many Hough peaks of a dark square are tried as the disc's centre.
+const HOUGH_PEAKS: usize = 3;
+/// Peaks closer than this (px, either axis) are one peak.
+const PEAK_APART: i32 = 4;
+
+/// The `HOUGH_PEAKS` highest of `candidates` (value, dx, dy) that lie at least `PEAK_APART`
+/// apart (greedy non-maximum suppression), highest first.
+fn strongest_peaks(candidates: &[(f32, i32, i32)]) -> Vec<(f32, i32, i32)> {
+    let mut peaks: Vec<(f32, i32, i32)> = Vec::with_capacity(HOUGH_PEAKS);
+    while peaks.len() < HOUGH_PEAKS {
+        let apart = |c: &&(f32, i32, i32)| peaks.iter().all(|p| (p.1 - c.1).abs() >= PEAK_APART || (p.2 - c.2).abs() >= PEAK_APART);
+        let Some(&next) = candidates.iter().filter(apart).max_by(|a, b| a.0.total_cmp(&b.0)) else { break };
+        peaks.push(next);
+    }
+    peaks
+}
+
 /// Annulus offsets with unit radial vectors.
 struct Ring {
     o: Vec<(i32, i32, f32, f32)>,
@@ -457,25 +474,35 @@ pub fn board_features_with(rect: &Mat, lean: Option<&LeanOffsets>) -> Result<Boa
             let score = |x: i32, y: i32| rim_s.radial_score(&p, x, y, bounds) + 2.0 * rings_s.radial_score(&p, x, y, bounds);
             let mut best = (score(cx, cy), 0i32, 0i32);
             if dark {
-                let mut pk = (f32::MIN, 0i32, 0i32);
+                // The few strongest Hough peaks, apart from each other: a faint disc (a dark man
+                // in shade) has a peak no higher than its square's grain, and which of them is
+                // highest turns on a pixel's shift of the board; the grooves tell which is the disc.
+                let mut votes = Vec::with_capacity(((SEARCH + 1) * (SEARCH + 1)) as usize);
                 for dy in (-SEARCH..=SEARCH).step_by(2) {
                     for dx in (-SEARCH..=SEARCH).step_by(2) {
                         let (hx, hy) = (((cx + dx) / 2).clamp(0, NH as i32 - 1), ((cy + dy) / 2).clamp(0, NH as i32 - 1));
-                        let v = box3(&acc, hx as usize, hy as usize);
-                        if v > pk.0 {
-                            pk = (v, dx, dy);
-                        }
+                        votes.push((box3(&acc, hx as usize, hy as usize), dx, dy));
                     }
                 }
-                best = (score(cx + pk.1, cy + pk.2), pk.1, pk.2);
-                let (bx, by) = (pk.1, pk.2);
-                for dy in -1..=1 {
-                    for dx in -1..=1 {
-                        let (ox, oy) = ((bx + dx).clamp(-SEARCH, SEARCH), (by + dy).clamp(-SEARCH, SEARCH));
-                        let v = score(cx + ox, cy + oy);
-                        if v > best.0 {
-                            best = (v, ox, oy);
+                // Each peak pinned to a pixel by rim + grooves, then the peak whose grooves are
+                // concentric all round (the median over sectors: a glare streak or a thread is
+                // radial in a sector or two only).
+                let mut most_concentric = f32::MIN;
+                for (_, bx, by) in strongest_peaks(&votes) {
+                    let mut local = (f32::MIN, 0i32, 0i32);
+                    for dy in -1..=1 {
+                        for dx in -1..=1 {
+                            let (ox, oy) = ((bx + dx).clamp(-SEARCH, SEARCH), (by + dy).clamp(-SEARCH, SEARCH));
+                            let v = score(cx + ox, cy + oy);
+                            if v > local.0 {
+                                local = (v, ox, oy);
+                            }
                         }
+                    }
+                    let concentric = rings.sector_median(&p, cx + local.1, cy + local.2, bounds);
+                    if concentric > most_concentric {
+                        most_concentric = concentric;
+                        best = local;
                     }
                 }
             }
@@ -686,4 +713,47 @@ pub fn classify_features(bf: &BoardFeatures, model: &ColourModel) -> BoardReadin
         }
     }
     BoardReading { squares, top_left_dark: bf.top_left_dark, contrast: bf.contrast }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use opencv::core::{Point, Scalar};
+
+    #[test]
+    fn peaks_closer_than_the_suppression_distance_count_once() {
+        let votes = [(9.0, 0, 0), (8.5, 2, 2), (7.0, -10, 4), (6.0, 10, -10), (5.0, 11, -8)];
+        let peaks = strongest_peaks(&votes);
+        assert_eq!(peaks.iter().map(|p| (p.1, p.2)).collect::<Vec<_>>(), vec![(0, 0), (-10, 4), (10, -10)]);
+        assert_eq!(strongest_peaks(&votes[..1]).len(), 1);
+    }
+
+    /// A faint grooved man off the square's centre, and beside it a bright half-circle
+    /// (a glare edge, a thread): the half-circle draws more circle votes than the faint rim,
+    /// but only the man has concentric grooves all round, and the man is where the disc is read.
+    #[test]
+    fn a_faint_grooved_man_is_found_beside_a_brighter_half_circle() {
+        let mut rect = Mat::new_rows_cols_with_default(RECT_SIZE, RECT_SIZE, core::CV_8UC3, Scalar::all(0.0)).unwrap();
+        let sq = SQUARE_PX;
+        let (dark, light) = (Scalar::all(70.0), Scalar::all(200.0));
+        for r in 0..8 {
+            for c in 0..8 {
+                let colour = if (r + c) % 2 == 1 { dark } else { light };
+                imgproc::rectangle(&mut rect, core::Rect::new(c * sq, r * sq, sq, sq), colour, -1, imgproc::LINE_8, 0).unwrap();
+            }
+        }
+        let (r, c) = (3, 2);
+        let centre = Point::new(c * sq + sq / 2, r * sq + sq / 2);
+        let man = centre + Point::new(-9, -9);
+        imgproc::circle(&mut rect, man, DISC_R as i32, Scalar::all(84.0), -1, imgproc::LINE_AA, 0).unwrap();
+        for (radius, level) in [(15, 74.0), (12, 92.0), (9, 74.0), (6, 92.0)] {
+            imgproc::circle(&mut rect, man, radius, Scalar::all(level), 2, imgproc::LINE_AA, 0).unwrap();
+        }
+        let decoy = centre + Point::new(6, 6);
+        imgproc::ellipse(&mut rect, decoy, core::Size::new(22, 22), 0.0, -30.0, 140.0, Scalar::all(170.0), 2, imgproc::LINE_AA, 0).unwrap();
+        let bf = board_features(&rect).unwrap();
+        assert!(bf.is_dark(r as usize, c as usize));
+        let found = bf.squares[r as usize][c as usize].centre;
+        assert!((found.0 + 9.0).abs() <= 2.0 && (found.1 + 9.0).abs() <= 2.0, "disc read at {found:?}, the man is at (-9, -9)");
+    }
 }

@@ -38,7 +38,7 @@ pub mod watch;
 pub use calibration::Calibration;
 pub use classify::{
     board_features, board_features_with, classify, classify_features, classify_with, grid_strings, BoardFeatures, BoardReading,
-    LeanOffsets, ColourClass, SquareReading,
+    LeanOffsets, ColourClass, SquareFeatures, SquareReading,
 };
 pub use locate::{check_location, locate_board, BoardLocation, Lens, LocateMethod, PatternCheck};
 pub use overlay::{board_diagram_jpeg, draw_overlay, overlay_jpeg};

@@ -81,11 +81,17 @@ fn rectify_through_lens(img: &Mat, loc: &BoardLocation) -> Result<Mat> {
 
 // ---------------------------------------------------------------- lean of piece tops
 
+/// How strongly the focal length is pulled towards a normal camera's (`CameraPose::from_location`):
+/// the sum of squared constraint coefficients at which the homography's own estimate and the
+/// prior count the same.
+const FOCAL_PRIOR_WEIGHT: f64 = 3e-5;
+
 /// Where the camera is, seen from the board: its centre in board units
 /// (squares; x right, y down in the rectified image, z towards the camera),
 /// estimated from the homography with square pixels, the principal point in the
-/// image centre and a focal length from the homography's own constraints (or a
-/// normal webcam's, about the image width, when the view is too frontal to tell).
+/// image centre and a focal length from the homography's own constraints, pulled
+/// towards a normal camera's (about the image width) as far as the view is too
+/// frontal to tell.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct CameraPose {
     pub centre: [f64; 3],
@@ -101,20 +107,25 @@ impl CameraPose {
         let col = |i: usize| (h[0][i] - cx * h[2][i], h[1][i] - cy * h[2][i], h[2][i]);
         let (a1, b1, c1) = col(0);
         let (a2, b2, c2) = col(1);
-        // Unknown w = 1/f^2: r1.r2 = 0 and |r1| = |r2| (least squares).
-        let eqs = [(a1 * a2 + b1 * b2, c1 * c2), (a1 * a1 + b1 * b1 - a2 * a2 - b2 * b2, c1 * c1 - c2 * c2)];
-        let (num, den) = eqs.iter().fold((0.0, 0.0), |acc, &(a, b)| (acc.0 - a * b, acc.1 + a * a));
+        // The focal length from r1.r2 = 0 and |r1| = |r2|, in the unknown u = (F/f)^2 where F,
+        // about the image width, is a normal camera's focal length: each constraint reads
+        // A u + B = 0, A from the columns' image parts (in units of F), B from their perspective
+        // parts, both divided by the columns' squared length so that they do not depend on the
+        // homography's scale. A view straight down has A and B near zero: the constraints say
+        // almost nothing and a corner found half a pixel off moves the least-squares answer
+        // anywhere (phone photos of one board, one phone, gave 500 to 2,400 px). So the answer
+        // is the least squares with a prior pull towards F: weight FOCAL_PRIOR_WEIGHT against
+        // sum(A^2), which is 1e-4 to 1e-1 in views tilted 10 to 35 degrees (the estimate rules)
+        // and 1e-6 to 1e-4 in photos taken from almost straight above (the prior does).
         let default_f = w.max(hh);
-        let mut f = default_f;
-        if den > 0.0 && num > 0.0 {
-            let est = (den / num).sqrt();
-            // Trust the estimate only in a plausible range, and only when the view
-            // is oblique enough for it to be determined (perspective terms).
-            let persp = (c1 * c1 + c2 * c2).sqrt() * default_f / ((a1 * a1 + b1 * b1).sqrt() + 1e-12);
-            if est > 0.3 * default_f && est < 4.0 * default_f && persp > 0.05 {
-                f = est;
-            }
-        }
+        let scale = (a1 * a1 + b1 * b1 + a2 * a2 + b2 * b2) / (2.0 * default_f * default_f);
+        let constraints = [(a1 * a2 + b1 * b2, c1 * c2), (a1 * a1 + b1 * b1 - a2 * a2 - b2 * b2, c1 * c1 - c2 * c2)]
+            .map(|(a, b)| (a / (default_f * default_f * scale), b / scale));
+        let (saa, sab) = constraints.iter().fold((0.0, 0.0), |acc, &(a, b)| (acc.0 + a * a, acc.1 + a * b));
+        // A plausible lens only, 0.3 to 4 times F: four corners that no such camera could have
+        // seen (a drawn quadrilateral, a corner found on the frame) say nothing of the lens.
+        let plausible = |u: f64| u.is_finite() && (1.0 / 16.0..=1.0 / 0.09).contains(&u);
+        let f = if scale > 0.0 && plausible(-sab / saa) { default_f / ((FOCAL_PRIOR_WEIGHT - sab) / (saa + FOCAL_PRIOR_WEIGHT)).sqrt() } else { default_f };
         let m = |i: usize| {
             let (a, b, c) = col(i);
             [a / f, b / f, c]

@@ -281,7 +281,14 @@ fn photos(args: &[String]) -> R<()> {
                     let pu = rc.squares[r][c].p_unknown.clamp(1e-30, 1.0 - 1e-7) as f64;
                     let q = calibrated.unknown_mahal2 as f64 + 4.0 * (pu / (1.0 - pu)).ln();
                     let ok = gc[r].as_bytes()[c] == truth[r].as_bytes()[c];
-                    if ok { distances.push(q); if q > 30.0 { println!("  {name} ({r},{c}) read right ({}), distance {q:.1}", truth[r].as_bytes()[c] as char) } } else { println!("  {name} ({r},{c}) misread, nearest class distance {q:.1}") }
+                    if !ok {
+                        println!("  {name} ({r},{c}) misread, nearest class distance {q:.1}");
+                        continue;
+                    }
+                    distances.push(q);
+                    if q > 30.0 {
+                        println!("  {name} ({r},{c}) read right ({}), distance {q:.1}", truth[r].as_bytes()[c] as char);
+                    }
                 }
             }
         }

@@ -92,23 +92,49 @@ fn read_held_apart(
     fit_on: impl Fn(&str) -> bool,
     calibration_photo: &str,
     scored: impl Fn(&str) -> bool,
-) -> (usize, Vec<String>, Vec<String>) {
+) -> HeldApart {
     let fitting: Vec<_> = samples.iter().filter(|(name, _)| fit_on(name)).flat_map(|(_, v)| v.iter().copied()).collect();
     let fitted = ColourModel::fit(&ColourModel::wooden().unwrap(), &fitting).unwrap();
     let start = read_image(&dir.join(format!("{calibration_photo}.jpg"))).unwrap();
     let (cal, _) = Calibration::from_image(&start, &fitted, None, calibration_photo).unwrap();
-    let (mut count, mut misread, mut unknown) = (0, Vec::new(), Vec::new());
+    let mut out = HeldApart::default();
     for (name, truth) in labels.iter().filter(|(name, _)| scored(name)) {
         assert!(!fit_on(name) && name != calibration_photo, "{name} would be scored by a model that saw it");
         let img = read_image(&dir.join(format!("{name}.jpg"))).unwrap();
         let d = detect_calibrated(&img, &cal).unwrap_or_else(|e| panic!("{name}: {e}"));
-        count += 64;
+        out.scored += 64;
         for wrong in misreads(&d.grid, truth) {
-            let into = if wrong.ends_with('?') { &mut unknown } else { &mut misread };
+            let into = if wrong.ends_with('?') { &mut out.unknown } else { &mut out.misread };
             into.push(format!("{name} {wrong}"));
         }
     }
-    (count, misread, unknown)
+    out
+}
+
+/// Squares of photos held apart: how many were scored, the misread ones and those read `?`.
+#[derive(Default)]
+struct HeldApart {
+    scored: usize,
+    misread: Vec<String>,
+    unknown: Vec<String>,
+}
+
+impl HeldApart {
+    fn add(&mut self, other: HeldApart) {
+        self.scored += other.scored;
+        self.misread.extend(other.misread);
+        self.unknown.extend(other.unknown);
+    }
+
+    /// Every one of `photos` photos scored, at most one square misread (the bar: 1 in 1,600)
+    /// and at most one read `?` (none on 2026-11-27).
+    fn check(&self, what: &str, photos: usize) {
+        let (scored, misread, unknown) = (self.scored, &self.misread, &self.unknown);
+        eprintln!("{what}: {} of {scored} squares misread, {} read ?; {misread:?} {unknown:?}", misread.len(), unknown.len());
+        assert_eq!(scored, photos * 64);
+        assert!(misread.len() <= 1, "{what}: {} of {scored} squares misread; {misread:?}", misread.len());
+        assert!(unknown.len() <= 1, "{what}: {} of {scored} squares read ?; {unknown:?}", unknown.len());
+    }
 }
 
 /// Every labelled photo's fitting samples (the photo and its three turns).
@@ -127,19 +153,13 @@ fn photos_held_apart_by_game() {
     let Some(dir) = photos_dir() else { return };
     let labels = photo_labels();
     let samples = photo_samples(&dir, &labels);
-    let (mut scored, mut misread, mut unknown) = (0, Vec::new(), Vec::new());
+    let mut total = HeldApart::default();
     for (fit_on_game_one, calibration_photo) in [(false, "Image_001"), (true, "Image_024")] {
-        let (n, m, u) = read_held_apart(&dir, &labels, &samples, |name| game_one(name) == fit_on_game_one, calibration_photo, |name| {
+        total.add(read_held_apart(&dir, &labels, &samples, |name| game_one(name) == fit_on_game_one, calibration_photo, |name| {
             game_one(name) != fit_on_game_one && name != calibration_photo
-        });
-        scored += n;
-        misread.extend(m);
-        unknown.extend(u);
+        }));
     }
-    eprintln!("photos held apart by game: {} of {scored} squares misread, {} read ?; {misread:?} {unknown:?}", misread.len(), unknown.len());
-    assert_eq!(scored, 23 * 64);
-    assert!(misread.len() <= 1, "{} of {scored} squares misread (1 on 2026-11-27); {misread:?}", misread.len());
-    assert!(unknown.len() <= 1, "{} of {scored} squares read ? (none on 2026-11-27); {unknown:?}", unknown.len());
+    total.check("photos held apart by game", 23);
 }
 
 /// Each photo left out in turn: the palette refitted on the 24 others, calibrated on a start
@@ -151,7 +171,7 @@ fn photos_left_out_one_at_a_time() {
     let Some(dir) = photos_dir() else { return };
     let labels = photo_labels();
     let samples = photo_samples(&dir, &labels);
-    let (mut scored, mut misread, mut unknown) = (0, Vec::new(), Vec::new());
+    let mut total = HeldApart::default();
     for left_out in labels.keys() {
         let calibration_photo = match (game_one(left_out), left_out.as_str()) {
             (true, "Image_001") => "Image_002",
@@ -159,15 +179,9 @@ fn photos_left_out_one_at_a_time() {
             (false, "Image_024") => "Image_013",
             (false, _) => "Image_024",
         };
-        let (n, m, u) = read_held_apart(&dir, &labels, &samples, |name| name != left_out, calibration_photo, |name| name == left_out);
-        scored += n;
-        misread.extend(m);
-        unknown.extend(u);
+        total.add(read_held_apart(&dir, &labels, &samples, |name| name != left_out, calibration_photo, |name| name == left_out));
     }
-    eprintln!("photos left out one at a time: {} of {scored} squares misread, {} read ?; {misread:?} {unknown:?}", misread.len(), unknown.len());
-    assert_eq!(scored, 25 * 64);
-    assert!(misread.len() <= 1, "{} of {scored} squares misread, the bar is 1; {misread:?}", misread.len());
-    assert!(unknown.len() <= 1, "{} of {scored} squares read ? (none on 2026-11-27); {unknown:?}", unknown.len());
+    total.check("photos left out one at a time", 25);
 }
 
 /// Per-frame truth of the recording: labels, and grids (board coordinates) of still frames.

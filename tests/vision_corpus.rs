@@ -1,8 +1,8 @@
 //! Corpus-wide vision checks over `../shared/data` (run by `make corpus`; `#[ignore]`d
 //! otherwise):
 //! * the 25 b3nny01-checkersvision photos: the board is found in every photo, and at most one
-//!   square of all of them together is misread with the built-in palette, two after
-//!   calibrating on one start-position photo (labels: tests/data, corrected);
+//!   square of all of them together is misread (`?` counted apart), with the built-in palette
+//!   and after calibrating on one start-position photo (labels: tests/data, corrected);
 //! * the same photos held apart: refitted on one game's photos, calibrated and scored on the
 //!   other game's; and each photo left out in turn, refitted on the 24 others (the product's bar:
 //!   at most 1 misread square in 1,600, no photo scored by a model that saw it);
@@ -69,10 +69,10 @@ fn all_photos_palette_and_calibrated() {
     }
     eprintln!("photos: board found {found}/25, (misread, read ?) palette {palette_counts:?}, calibrated {calibrated_counts:?}; {report:?}");
     assert_eq!(found, 25, "{report:?}");
-    // The figures of 2026-11-27: palette (0, 1), calibrated (2, 1): two knife-edge empty squares
-    // of game 1 and 2 read as dark men at 50-60%, the glare of Image_010 read `?`.
+    // The figures of 2026-11-27: palette (0, 1), calibrated (1, 1): the glare of Image_010 read
+    // `?`, and calibrated on game 2's start, an empty corner square of Image_011 read as a dark man.
     assert!(palette_counts.0 <= 1 && palette_counts.1 <= 1, "palette: {palette_counts:?}; {report:?}");
-    assert!(calibrated_counts.0 <= 2 && calibrated_counts.1 <= 1, "calibrated: {calibrated_counts:?}; {report:?}");
+    assert!(calibrated_counts.0 <= 1 && calibrated_counts.1 <= 1, "calibrated: {calibrated_counts:?}; {report:?}");
 }
 
 /// Game 1 of the photos is Image_001..Image_011, game 2 the rest (another day and lamp).

@@ -450,6 +450,8 @@ pub fn board_features_with(rect: &Mat, lean: Option<&LeanOffsets>) -> Result<Boa
     let rim_s = rim.checkerboard();
     let rings_s = rings.checkerboard();
     let mut squares = [[SquareFeatures::default(); 8]; 8];
+    // A dark square's circle votes over its search window, (votes, dx, dy).
+    let mut votes = Vec::with_capacity(((SEARCH + 1) * (SEARCH + 1)) as usize);
     for r in 0..8 {
         for c in 0..8 {
             let dark = ((r + c) % 2 == 0) == top_left_dark;
@@ -472,12 +474,15 @@ pub fn board_features_with(rect: &Mat, lean: Option<&LeanOffsets>) -> Result<Boa
             // pin the centre to a pixel). Only on playing squares; light squares
             // are looked at where a man knocked there would be: the centre.
             let score = |x: i32, y: i32| rim_s.radial_score(&p, x, y, bounds) + 2.0 * rings_s.radial_score(&p, x, y, bounds);
-            let mut best = (score(cx, cy), 0i32, 0i32);
+            // (score, dx, dy) of the disc's centre, and for a dark square its grooves' median
+            // over the sectors there (`rings_med`, measured while choosing among the peaks).
+            let mut best = (0f32, 0i32, 0i32);
+            let mut concentric_at_best = None;
             if dark {
                 // The few strongest Hough peaks, apart from each other: a faint disc (a dark man
                 // in shade) has a peak no higher than its square's grain, and which of them is
                 // highest turns on a pixel's shift of the board; the grooves tell which is the disc.
-                let mut votes = Vec::with_capacity(((SEARCH + 1) * (SEARCH + 1)) as usize);
+                votes.clear();
                 for dy in (-SEARCH..=SEARCH).step_by(2) {
                     for dx in (-SEARCH..=SEARCH).step_by(2) {
                         let (hx, hy) = (((cx + dx) / 2).clamp(0, NH as i32 - 1), ((cy + dy) / 2).clamp(0, NH as i32 - 1));
@@ -505,6 +510,7 @@ pub fn board_features_with(rect: &Mat, lean: Option<&LeanOffsets>) -> Result<Boa
                         best = local;
                     }
                 }
+                concentric_at_best = Some(most_concentric);
             }
             let (x, y) = (cx + best.1, cy + best.2);
             let (il, ia, ib) = disc_mean(&p, x, y, INNER_R);
@@ -539,7 +545,7 @@ pub fn board_features_with(rect: &Mat, lean: Option<&LeanOffsets>) -> Result<Boa
             } else {
                 (ref_light, ref_a, ref_b)
             };
-            let ring_s = rings.sector_median(&p, x, y, bounds);
+            let ring_s = concentric_at_best.unwrap_or_else(|| rings.sector_median(&p, x, y, bounds));
             squares[r][c] = SquareFeatures {
                 f: [
                     (il - ref_dark) / contrast,

@@ -506,7 +506,7 @@ impl<'a> Search<'a> {
                 Verdict::Only(pushes) => Some(pushes),
                 Verdict::Free => None,
             };
-            if self.config.corral_search && self.deadlocks.dead(tables, neighbours, walls, &level.goals, occupied, &self.region, n) {
+            if self.config.corral_search && self.deadlocks.dead(tables, &board, occupied, &self.region, n) {
                 continue;
             }
             let (visited, touched, queue, children) = (&mut self.visited, &mut self.touched, &mut self.queue, &mut self.children);

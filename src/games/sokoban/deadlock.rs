@@ -14,6 +14,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::corral::{Board, CorralFlood};
 use super::solver::{Region, Tables, NONE};
 
 /// Positions the search of one corral may visit before it gives up.
@@ -27,10 +28,7 @@ const MOST_VERDICTS: usize = 1 << 21;
 
 /// Scratch space and the table of verdicts, reused across positions.
 pub(super) struct Deadlocks {
-    label: Vec<u32>,
-    mark: Vec<u32>,
-    next_id: u32,
-    stack: Vec<u16>,
+    flood: CorralFlood,
     cells: Vec<u16>,
     barrier: Vec<u16>,
     occupied: Vec<bool>,
@@ -44,10 +42,7 @@ pub(super) struct Deadlocks {
 impl Deadlocks {
     pub(super) fn new(size: usize) -> Deadlocks {
         Deadlocks {
-            label: vec![0; size],
-            mark: vec![0; size],
-            next_id: 1,
-            stack: Vec::new(),
+            flood: CorralFlood::new(size),
             cells: Vec::new(),
             barrier: Vec::new(),
             occupied: vec![false; size],
@@ -59,48 +54,17 @@ impl Deadlocks {
 
     /// Whether some unfinished corral of the position (boxes in `occupied`, the player's area in
     /// `region`) is proved dead by a search of its boxes alone.
-    pub(super) fn dead(&mut self, tables: &Tables, neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], occupied: &[bool], region: &Region, boxes: usize) -> bool {
-        let size = walls.len();
-        if self.next_id > u32::MAX - size as u32 - 2 {
-            self.label.iter_mut().for_each(|l| *l = 0);
-            self.mark.iter_mut().for_each(|l| *l = 0);
-            self.next_id = 1;
-        }
-        let first = self.next_id;
+    pub(super) fn dead(&mut self, tables: &Tables, board: &Board, occupied: &[bool], region: &Region, boxes: usize) -> bool {
+        let size = board.walls.len();
+        self.flood.begin();
         let player = (0..size).find(|&c| region.contains(c)).expect("the player has an area");
-        for start in 0..size {
-            if walls[start] || occupied[start] || region.contains(start) || self.label[start] >= first {
-                continue;
-            }
-            let id = self.next_id;
-            self.next_id += 1;
+        loop {
             // The corral's cells and the boxes touching it.
-            let mut unfinished = false;
             self.cells.clear();
             self.barrier.clear();
-            self.stack.push(start as u16);
-            self.label[start] = id;
-            while let Some(cell) = self.stack.pop() {
-                self.cells.push(cell);
-                unfinished |= goals[cell as usize];
-                for &next in &neighbours[cell as usize] {
-                    if next == NONE || walls[next as usize] {
-                        continue;
-                    }
-                    let n = next as usize;
-                    if occupied[n] {
-                        if self.mark[n] != id {
-                            self.mark[n] = id;
-                            self.barrier.push(next);
-                            unfinished |= !goals[n];
-                        }
-                    } else if self.label[n] != id {
-                        self.label[n] = id;
-                        self.stack.push(next);
-                    }
-                }
-            }
-            if unfinished && self.barrier.len() < boxes && self.barrier.len() <= MOST_BOXES && self.search(tables, neighbours, walls, goals, player) {
+            let (cells, barrier) = (&mut self.cells, &mut self.barrier);
+            let Some((_, unfinished)) = self.flood.next(board, occupied, region, |c| cells.push(c), |b| barrier.push(b)) else { break };
+            if unfinished && self.barrier.len() < boxes && self.barrier.len() <= MOST_BOXES && self.search(tables, board.neighbours, board.walls, board.goals, player) {
                 return true;
             }
         }
@@ -193,7 +157,7 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
-    use crate::games::sokoban::corral::{Board, Corrals, Verdict};
+    use crate::games::sokoban::corral::{Corrals, Verdict};
     use crate::games::sokoban::game::Game;
     use crate::games::sokoban::level::{parse_collection, Level};
     use crate::games::sokoban::solver::{board_tables, solve_with, Outcome, Techniques};
@@ -220,8 +184,9 @@ mod tests {
                 let mut region = Region::new(size);
                 region.flood(&neighbours, &walls, &position.boxes, position.player);
                 let boxes = position.boxes.iter().filter(|&&b| b).count();
+                let board = Board { neighbours: &neighbours, walls: &walls, goals: &position.goals, dead: &dead_cells };
                 let mut deadlocks = Deadlocks::new(size);
-                if !deadlocks.dead(&tables, &neighbours, &walls, &position.goals, &position.boxes, &region, boxes) {
+                if !deadlocks.dead(&tables, &board, &position.boxes, &region, boxes) {
                     continue;
                 }
                 dead += 1;
@@ -232,7 +197,6 @@ mod tests {
                 let frozen = (0..size).any(|c| position.boxes[c] && tables.is_freeze_deadlock(c, &position.boxes));
                 let cells: Vec<u16> = (0..size).filter(|&c| position.boxes[c]).map(|c| c as u16).collect();
                 let unmatched = tables.lower_bound(&cells).is_none();
-                let board = Board { neighbours: &neighbours, walls: &walls, goals: &position.goals, dead: &dead_cells };
                 let corral_dead = Corrals::new(size).analyse(&board, &position.boxes, &region) == Verdict::Dead;
                 if !on_dead_square && !frozen && !unmatched && !corral_dead {
                     new += 1;

@@ -70,7 +70,7 @@ pub(super) struct Tables<'a> {
     /// For each goal (in cell order), the fewest pushes from each cell to it, other boxes aside.
     pub(super) distance_to_each_goal: Vec<Vec<u16>>,
     /// For each cell, its index among the goals (in `distance_to_each_goal`), if it is one.
-    goal_index: Vec<Option<usize>>,
+    pub(super) goal_index: Vec<Option<usize>>,
     zobrist_box: Vec<u64>,
     zobrist_player: Vec<u64>,
 }

@@ -469,12 +469,12 @@ pub fn board_features_with(rect: &Mat, lean: Option<&LeanOffsets>) -> Result<Boa
             let (cx, cy) = ((c * SQ + SQ / 2) as i32 + lx, (r * SQ + SQ / 2) as i32 + ly);
             let m = 4;
             let bounds = ((c * SQ) as i32 + m, (r * SQ) as i32 + m, ((c + 1) * SQ) as i32 - m, ((r + 1) * SQ) as i32 - m);
-            // Find the disc: the circle-Hough peak inside the search window, then
-            // a fine search of rim + rings (the grooves are concentric, so they
-            // pin the centre to a pixel). Only on playing squares; light squares
+            // Find the disc: the circle-Hough peaks inside the search window, each
+            // pinned by a fine search of rim + rings (the grooves are concentric, so
+            // they pin the centre to a pixel). Only on playing squares; light squares
             // are looked at where a man knocked there would be: the centre.
             let score = |x: i32, y: i32| rim_s.radial_score(&p, x, y, bounds) + 2.0 * rings_s.radial_score(&p, x, y, bounds);
-            // (score, dx, dy) of the disc's centre, and for a dark square its grooves' median
+            // (fine score, dx, dy) of the disc's centre, and for a dark square its grooves' median
             // over the sectors there (`rings_med`, measured while choosing among the peaks).
             let mut best = (0f32, 0i32, 0i32);
             let mut concentric_at_best = None;

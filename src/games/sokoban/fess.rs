@@ -511,7 +511,13 @@ impl<'a> Search<'a> {
             let parent_bound: u32 = boxes.iter().map(|&b| tables.distance_to_goal[b as usize] as u32).sum();
             let parent_features = features(&self.order, &level.goals, &boxes, self.nodes[parent as usize].areas);
             // The next goal's distances, for the approach advisor.
-            let target = self.order.next_goal(&boxes).filter(|_| self.config.approach).and_then(|g| tables.goal_index[g as usize]).map(|g| &tables.distance_to_each_goal[g]);
+            let target = self
+                .config
+                .approach
+                .then(|| self.order.next_goal(&boxes))
+                .flatten()
+                .and_then(|g| tables.goal_index[g as usize])
+                .map(|g| &tables.distance_to_each_goal[g]);
             // Which first pushes are allowed: all, or only those into a PI-corral.
             let board = Board { neighbours, walls, goals: &level.goals, dead };
             let only = match self.corrals.analyse(&board, occupied, &self.region) {

@@ -474,9 +474,9 @@ pub fn board_features_with(rect: &Mat, lean: Option<&LeanOffsets>) -> Result<Boa
             // they pin the centre to a pixel). Only on playing squares; light squares
             // are looked at where a man knocked there would be: the centre.
             let score = |x: i32, y: i32| rim_s.radial_score(&p, x, y, bounds) + 2.0 * rings_s.radial_score(&p, x, y, bounds);
-            // (fine score, dx, dy) of the disc's centre, and for a dark square its grooves' median
-            // over the sectors there (`rings_med`, measured while choosing among the peaks).
-            let mut best = (0f32, 0i32, 0i32);
+            // The disc's centre (dx, dy), and for a dark square its grooves' median over the
+            // sectors there (`rings_med`, measured while choosing among the peaks).
+            let mut best = (0i32, 0i32);
             let mut concentric_at_best = None;
             if dark {
                 // The few strongest Hough peaks, apart from each other: a faint disc (a dark man
@@ -507,12 +507,12 @@ pub fn board_features_with(rect: &Mat, lean: Option<&LeanOffsets>) -> Result<Boa
                     let concentric = rings.sector_median(&p, cx + local.1, cy + local.2, bounds);
                     if concentric > most_concentric {
                         most_concentric = concentric;
-                        best = local;
+                        best = (local.1, local.2);
                     }
                 }
                 concentric_at_best = Some(most_concentric);
             }
-            let (x, y) = (cx + best.1, cy + best.2);
+            let (x, y) = (cx + best.0, cy + best.1);
             let (il, ia, ib) = disc_mean(&p, x, y, INNER_R);
             // The square's own surface: inside the square (4 px margin), clear of the piece
             // wherever it stands. A piece seen obliquely covers more than its top: its body

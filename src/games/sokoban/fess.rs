@@ -254,9 +254,9 @@ pub(super) fn features(order: &Order, goals: &[bool], boxes: &[u16], areas: u16)
     Features { packed: on_goals - out_of_plan, areas, out_of_plan }
 }
 
-/// A child found while expanding: its boxes (sorted), player, move, the pushes it took, features.
+/// A child found while expanding: its player, move (its boxes are the parent's with the move's
+/// box moved), the pushes it took, features.
 struct Child {
-    boxes: Box<[u16]>,
     player: u16,
     moved: (u16, u16, u8),
     pushes: u32,
@@ -417,6 +417,12 @@ struct Search<'a> {
     touched: Vec<usize>,
     queue: std::collections::VecDeque<(u16, u8, u32)>,
     children: Vec<Child>,
+    /// The boxes of the position being expanded (also those marked in `occupied`).
+    boxes: Vec<u16>,
+    /// The (cell, player) a box of the expansion has been moved to already.
+    made: Vec<(u16, u16)>,
+    /// Scratch for the freeze deadlock check.
+    frozen: Vec<usize>,
     expanded: u64,
 }
 
@@ -452,6 +458,9 @@ impl<'a> Search<'a> {
             touched: Vec::new(),
             queue: std::collections::VecDeque::new(),
             children: Vec::new(),
+            boxes: start_boxes.clone(),
+            made: Vec::new(),
+            frozen: Vec::new(),
             expanded: 0,
             neighbours,
             walls,
@@ -498,23 +507,30 @@ impl<'a> Search<'a> {
                 return Step::Full;
             }
             let at = parent as usize * n;
-            let boxes: Vec<u16> = self.arena[at..at + n].to_vec();
             let (neighbours, walls, dead) = (&self.neighbours, &self.walls, &self.dead);
+            // `occupied` holds the last expanded position's boxes: only they are cleared.
             let occupied = &mut self.occupied;
-            occupied.iter_mut().for_each(|o| *o = false);
+            self.boxes.iter().for_each(|&b| occupied[b as usize] = false);
+            self.boxes.clear();
+            self.boxes.extend_from_slice(&self.arena[at..at + n]);
+            let boxes = &self.boxes;
             boxes.iter().for_each(|&b| occupied[b as usize] = true);
             self.region.flood(neighbours, walls, occupied, self.nodes[parent as usize].player as usize);
             // Matching deadlocks are found here rather than for every child (most are never expanded).
-            if tables.lower_bound(&boxes).is_none() {
+            if tables.lower_bound(boxes).is_none() {
                 continue;
             }
             let parent_bound: u32 = boxes.iter().map(|&b| tables.distance_to_goal[b as usize] as u32).sum();
-            let parent_features = features(&self.order, &level.goals, &boxes, self.nodes[parent as usize].areas);
+            let parent_features = features(&self.order, &level.goals, boxes, self.nodes[parent as usize].areas);
+            // What a child's key and features are updated from (instead of counted over its boxes).
+            let boxes_key = tables.boxes_key(boxes);
+            let filled = self.order.filled(boxes);
+            let on_goals = parent_features.packed + parent_features.out_of_plan;
             // The next goal's distances, for the approach advisor.
             let target = self
                 .config
                 .approach
-                .then(|| self.order.next_goal(&boxes))
+                .then(|| self.order.next_goal(boxes))
                 .flatten()
                 .and_then(|g| tables.goal_index[g as usize])
                 .map(|g| &tables.distance_to_each_goal[g]);
@@ -528,7 +544,7 @@ impl<'a> Search<'a> {
             if self.config.corral_search && self.deadlocks.dead(tables, &board, occupied, &self.region, n) {
                 continue;
             }
-            let (visited, touched, queue, children) = (&mut self.visited, &mut self.touched, &mut self.queue, &mut self.children);
+            let (visited, touched, queue, children, made) = (&mut self.visited, &mut self.touched, &mut self.queue, &mut self.children, &mut self.made);
             children.clear();
             for slot in 0..n {
                 let from = boxes[slot] as usize;
@@ -555,7 +571,7 @@ impl<'a> Search<'a> {
                 }
                 occupied[from] = false;
                 self.areas.analyse(neighbours, walls, occupied);
-                let mut made: Vec<(u16, u16)> = Vec::new();
+                made.clear();
                 while let Some((boxed, side, pushes)) = queue.pop_front() {
                     let boxed = boxed as usize;
                     let direction = side as usize ^ 1;
@@ -587,25 +603,33 @@ impl<'a> Search<'a> {
                     let side = first_side.expect("the player stands next to the box it pushed");
                     if !made.contains(&(to as u16, player)) {
                         made.push((to as u16, player));
-                        // A new child, unless frozen or seen.
-                        if !tables.is_freeze_deadlock(to, occupied) {
-                            let mut next: Box<[u16]> = boxes.clone().into_boxed_slice();
-                            next[slot] = to as u16;
-                            next.sort_unstable();
-                            let key = tables.hash(&next, player);
-                            if !self.seen.contains(key) {
-                                // The cheap bound (each box to its nearest goal) breaks ties in
-                                // the cell's queue; the matching is checked at expansion.
-                                let bound = parent_bound - tables.distance_to_goal[from] as u32 + tables.distance_to_goal[to] as u32;
-                                let features = features(&self.order, &level.goals, &next, self.areas.with_box_on(to));
-                                children.push(Child { boxes: next, player, moved: (from as u16, to as u16, side as u8), pushes: pushes + 1, features, bound, key });
-                            }
+                        // A new child, unless frozen (seen ones are dropped below).
+                        if !tables.is_freeze_deadlock_with(to, occupied, &mut self.frozen) {
+                            let key = boxes_key ^ tables.box_key(from) ^ tables.box_key(to) ^ tables.player_key(player);
+                            // The cheap bound (each box to its nearest goal) breaks ties in
+                            // the cell's queue; the matching is checked at expansion.
+                            let bound = parent_bound - tables.distance_to_goal[from] as u32 + tables.distance_to_goal[to] as u32;
+                            let filled = filled.map(|f| f & !self.order.bit(from as u16) | self.order.bit(to as u16));
+                            let out_of_plan = Order::out_of_turn_of(filled) as u16;
+                            let on_goals = on_goals - u16::from(level.goals[from]) + u16::from(level.goals[to]);
+                            let features = Features { packed: on_goals - out_of_plan, areas: self.areas.with_box_on(to), out_of_plan };
+                            debug_assert!({
+                                let mut next = boxes.clone();
+                                next[slot] = to as u16;
+                                next.sort_unstable();
+                                key == tables.hash(&next, player) && features == self::features(&self.order, &level.goals, &next, features.areas)
+                            });
+                            children.push(Child { player, moved: (from as u16, to as u16, side as u8), pushes: pushes + 1, features, bound, key });
                         }
                     }
                     occupied[to] = false;
                 }
                 occupied[from] = true;
             }
+            // Positions seen before, all probed together (the table's slots are mostly cache
+            // misses, and independent probes overlap).
+            let seen = &self.seen;
+            children.retain(|c| !seen.contains(c.key));
             // The advisors: each names at most one child, which then costs nothing.
             let pick = |better: &dyn Fn(&Child) -> Option<(u32, u32)>| {
                 children.iter().enumerate().filter_map(|(i, c)| better(c).map(|rank| (rank, c.pushes, i))).min().map(|(_, _, i)| i)
@@ -623,8 +647,9 @@ impl<'a> Search<'a> {
                 let advised = [packing, connecting, unplanning, approaching].contains(&Some(i));
                 let child_weight = weight + u32::from(!advised);
                 self.nodes.push(Node { player: child.player, parent, moved: child.moved, areas: child.features.areas });
-                self.arena.extend_from_slice(&child.boxes);
-                if child.boxes.iter().all(|&b| level.goals[b as usize]) {
+                push_moved(&mut self.arena, &self.boxes, child.moved.0, child.moved.1);
+                // Every box on a goal: packed or out of plan.
+                if (child.features.packed + child.features.out_of_plan) as usize == n {
                     let outcome = rebuild(level, &self.neighbours, &self.walls, &self.dead, &self.arena, n, &self.nodes, index);
                     return Step::Done(outcome.unwrap_or(Outcome::OutOfTime));
                 }
@@ -634,6 +659,23 @@ impl<'a> Search<'a> {
             self.children = children;
         }
         Step::Paused
+    }
+}
+
+/// Appends to `arena` the sorted `boxes` with the box on `from` moved to `to`, kept sorted.
+fn push_moved(arena: &mut Vec<u16>, boxes: &[u16], from: u16, to: u16) {
+    let start = arena.len();
+    arena.extend_from_slice(boxes);
+    let moved = &mut arena[start..];
+    let mut at = moved.binary_search(&from).expect("the moved box is the parent's");
+    moved[at] = to;
+    while at > 0 && moved[at - 1] > to {
+        moved.swap(at - 1, at);
+        at -= 1;
+    }
+    while at + 1 < moved.len() && moved[at + 1] < to {
+        moved.swap(at, at + 1);
+        at += 1;
     }
 }
 
@@ -846,7 +888,6 @@ mod tests {
         // Ten cells, each as many pushes from the next goal as its number.
         let distance: Vec<u16> = (0..10).collect();
         let child = |from: u16, to: u16, bound: u32, pushes: u32| Child {
-            boxes: Box::new([]),
             player: 0,
             moved: (from, to, 0),
             pushes,

@@ -184,7 +184,22 @@ impl<'a> Tables<'a> {
     }
 
     pub(super) fn hash(&self, boxes: &[u16], player: u16) -> u64 {
-        boxes.iter().fold(self.zobrist_player[player as usize], |h, &b| h ^ self.zobrist_box[b as usize])
+        self.player_key(player) ^ self.boxes_key(boxes)
+    }
+
+    /// The boxes' share of [`Tables::hash`]: one key per box, combined by xor, so that a move's
+    /// key is its parent's with the box's two cells (and the player) swapped.
+    pub(super) fn boxes_key(&self, boxes: &[u16]) -> u64 {
+        boxes.iter().fold(0, |h, &b| h ^ self.zobrist_box[b as usize])
+    }
+
+    pub(super) fn box_key(&self, cell: usize) -> u64 {
+        self.zobrist_box[cell]
+    }
+
+    /// The player's share of [`Tables::hash`].
+    pub(super) fn player_key(&self, player: u16) -> u64 {
+        self.zobrist_player[player as usize]
     }
 
     /// A box on `cell` that can never move again on either axis, off a goal, makes the state dead.
@@ -207,8 +222,13 @@ impl<'a> Tables<'a> {
     }
 
     pub(super) fn is_freeze_deadlock(&self, cell: usize, occupied: &[bool]) -> bool {
-        let mut seen = Vec::new();
-        if !self.frozen(cell, occupied, &mut seen) {
+        self.is_freeze_deadlock_with(cell, occupied, &mut Vec::new())
+    }
+
+    /// [`Tables::is_freeze_deadlock`] with the caller's scratch list (no allocation per push).
+    pub(super) fn is_freeze_deadlock_with(&self, cell: usize, occupied: &[bool], seen: &mut Vec<usize>) -> bool {
+        seen.clear();
+        if !self.frozen(cell, occupied, seen) {
             return false;
         }
         // Frozen is only fatal when some box in the frozen group is off its goal.
@@ -281,24 +301,37 @@ impl Order {
         Order { order: order.unwrap_or_default(), turn, goals }
     }
 
-    /// The first goal in the order without a box.
-    pub(super) fn next_goal(&self, boxes: &[u16]) -> Option<u16> {
+    /// The goals of the order that hold a box, as bits by turn; None without an order (or with
+    /// more goals than the bits hold), when no box is ever out of turn.
+    pub(super) fn filled(&self, boxes: &[u16]) -> Option<u128> {
         if self.goals == 0 || self.goals > 128 {
             return None;
         }
-        let filled: u128 = boxes.iter().map(|&b| self.turn[b as usize]).filter(|&t| t != NONE).fold(0, |bits, t| bits | 1u128 << t);
-        let first_empty = (!filled).trailing_zeros() as usize;
+        Some(boxes.iter().fold(0, |bits, &b| bits | self.bit(b)))
+    }
+
+    /// The bit of a box on `cell` in [`Order::filled`] (0 off the order's goals).
+    pub(super) fn bit(&self, cell: u16) -> u128 {
+        match self.turn[cell as usize] {
+            NONE => 0,
+            t => 1u128 << t,
+        }
+    }
+
+    /// The first goal in the order without a box.
+    pub(super) fn next_goal(&self, boxes: &[u16]) -> Option<u16> {
+        let first_empty = (!self.filled(boxes)?).trailing_zeros() as usize;
         (first_empty < self.goals).then(|| self.order[first_empty])
     }
 
     /// Boxes standing on goals whose turn has not come: a goal earlier in the order is empty.
     pub(super) fn out_of_turn(&self, boxes: &[u16]) -> u32 {
-        if self.goals == 0 || self.goals > 128 {
-            return 0;
-        }
-        let filled: u128 = boxes.iter().map(|&b| self.turn[b as usize]).filter(|&t| t != NONE).fold(0, |bits, t| bits | 1u128 << t);
-        let first_empty = (!filled).trailing_zeros();
-        (filled >> first_empty).count_ones()
+        Self::out_of_turn_of(self.filled(boxes))
+    }
+
+    /// [`Order::out_of_turn`] from the goals [`Order::filled`].
+    pub(super) fn out_of_turn_of(filled: Option<u128>) -> u32 {
+        filled.map_or(0, |filled| filled.checked_shr((!filled).trailing_zeros()).unwrap_or(0).count_ones())
     }
 }
 

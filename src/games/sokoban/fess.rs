@@ -146,12 +146,26 @@ pub(super) struct Areas {
     least: Vec<u16>,
     /// The cells that are not walls, in order (where areas can start).
     floor: Vec<u16>,
+    /// Each cell's neighbours that are not walls, in the neighbour table's order, then [`NONE`]s
+    /// (the search then skips walls without looking at them).
+    open: Vec<[u16; 4]>,
 }
 
 impl Areas {
-    pub(super) fn new(walls: &[bool]) -> Areas {
+    pub(super) fn new(neighbours: &[[u16; 4]], walls: &[bool]) -> Areas {
         let size = walls.len();
+        let open = neighbours
+            .iter()
+            .map(|around| {
+                let mut open = [NONE; 4];
+                for (slot, &n) in around.iter().filter(|&&n| n != NONE && !walls[n as usize]).enumerate() {
+                    open[slot] = n;
+                }
+                open
+            })
+            .collect();
         Areas {
+            open,
             floor: (0..size).filter(|&c| !walls[c]).map(|c| c as u16).collect(),
             mark: vec![0; size],
             stamp: 0,
@@ -186,7 +200,7 @@ impl Areas {
     }
 
     /// Prepares [`Areas::with_box_on`] for these boxes (Tarjan's articulation points).
-    pub(super) fn analyse(&mut self, neighbours: &[[u16; 4]], walls: &[bool], occupied: &[bool]) {
+    pub(super) fn analyse(&mut self, walls: &[bool], occupied: &[bool]) {
         let size = walls.len() as u32;
         if self.time > u32::MAX - size - 1 {
             self.discovered.iter_mut().for_each(|d| *d = 0);
@@ -194,7 +208,6 @@ impl Areas {
         }
         self.base = self.time;
         let base = self.base;
-        let free = |cell: u16| cell != NONE && !walls[cell as usize] && !occupied[cell as usize];
         self.total = 0;
         for &start in &self.floor {
             let start = start as usize;
@@ -213,13 +226,13 @@ impl Areas {
             self.dfs.push((start as u16, 0, NONE));
             while let Some(top) = self.dfs.last_mut() {
                 let (cell, parent) = (top.0 as usize, top.2);
-                if top.1 < 4 {
-                    let next = neighbours[cell][top.1 as usize];
+                let next = if top.1 < 4 { self.open[cell][top.1 as usize] } else { NONE };
+                if next != NONE {
                     top.1 += 1;
-                    if !free(next) {
+                    let n = next as usize;
+                    if occupied[n] {
                         continue;
                     }
-                    let n = next as usize;
                     if self.discovered[n] <= base {
                         self.time += 1;
                         self.discovered[n] = self.time;
@@ -476,7 +489,7 @@ impl<'a> Search<'a> {
             order,
             region: Region::new(size),
             scratch: Region::new(size),
-            areas: Areas::new(&walls),
+            areas: Areas::new(&neighbours, &walls),
             corrals: Corrals::new(size),
             deadlocks: Deadlocks::new(size),
             occupied: vec![false; size],
@@ -603,14 +616,19 @@ impl<'a> Search<'a> {
                     continue; // the box cannot be pushed
                 }
                 occupied[from] = false;
-                self.areas.analyse(neighbours, walls, occupied);
                 made.clear();
+                // The areas without the box, analysed at its first push (many boxes have none).
+                let mut analysed = false;
                 while let Some((boxed, side, pushes)) = queue.pop_front() {
                     let boxed = boxed as usize;
                     let direction = side as usize ^ 1;
                     let to = neighbours[boxed][direction];
                     if to == NONE || walls[to as usize] || occupied[to as usize] || dead[to as usize] {
                         continue;
+                    }
+                    if !analysed {
+                        self.areas.analyse(walls, occupied);
+                        analysed = true;
                     }
                     let to = to as usize;
                     occupied[to] = true;
@@ -770,7 +788,7 @@ mod tests {
         let (neighbours, walls, _) = board_tables(&level);
         let order = Order::new(packing_order(&neighbours, &walls, &level.goals, level.player), size);
         let at = |x: usize, y: usize| (y * level.width + x) as u16;
-        let mut areas = Areas::new(&walls);
+        let mut areas = Areas::new(&neighbours, &walls);
         let measure = |boxes: &[u16], areas: &mut Areas| {
             let mut occupied = vec![false; size];
             boxes.iter().for_each(|&b| occupied[b as usize] = true);
@@ -802,11 +820,11 @@ mod tests {
         for level in levels.iter().take(60) {
             let (neighbours, walls, _) = board_tables(level);
             let size = walls.len();
-            let mut areas = Areas::new(&walls);
+            let mut areas = Areas::new(&neighbours, &walls);
             let mut region = Region::new(size);
             for round in 0..3 {
                 let mut occupied: Vec<bool> = if round == 0 { level.boxes.clone() } else { (0..size).map(|c| !walls[c] && rng.gen_bool(0.3)).collect() };
-                areas.analyse(&neighbours, &walls, &occupied);
+                areas.analyse(&walls, &occupied);
                 let total = areas.count(&neighbours, &walls, &occupied);
                 assert_eq!(areas.total, total, "level {}", level.title);
                 let free: Vec<usize> = (0..size).filter(|&c| !walls[c] && !occupied[c]).collect();

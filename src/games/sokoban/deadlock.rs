@@ -33,6 +33,8 @@ pub(super) struct Deadlocks {
     barrier: Vec<u16>,
     occupied: Vec<bool>,
     region: Region,
+    /// Scratch for the freeze deadlock check.
+    frozen: Vec<usize>,
     /// Verdicts by the boxes' and the player's Zobrist key: true when dead.
     verdicts: HashMap<u64, bool>,
     /// Positions found dead by a search (not counting look-ups).
@@ -47,6 +49,7 @@ impl Deadlocks {
             barrier: Vec::new(),
             occupied: vec![false; size],
             region: Region::new(size),
+            frozen: Vec::new(),
             verdicts: HashMap::new(),
             proved: 0,
         }
@@ -131,7 +134,7 @@ impl Deadlocks {
                     }
                     self.occupied[from] = false;
                     self.occupied[ahead] = true;
-                    let frozen = tables.is_freeze_deadlock(ahead, &self.occupied);
+                    let frozen = tables.is_freeze_deadlock_with(ahead, &self.occupied, &mut self.frozen);
                     self.occupied[ahead] = false;
                     self.occupied[from] = true;
                     if !frozen {

@@ -73,6 +73,8 @@ pub(super) struct Tables<'a> {
     pub(super) goal_index: Vec<Option<usize>>,
     zobrist_box: Vec<u64>,
     zobrist_player: Vec<u64>,
+    /// Each cell's neighbour in each direction ([`NONE`] off the grid), for the freeze check.
+    neighbours: Vec<[u16; 4]>,
 }
 
 /// Pushes needed to bring a box from each cell to `goal` (no other box in the way): a
@@ -165,6 +167,7 @@ impl<'a> Tables<'a> {
             goal_index: (0..size).map(|cell| level.goals[cell].then(|| (0..cell).filter(|&c| level.goals[c]).count())).collect(),
             zobrist_box: (0..size).map(|_| rng.gen()).collect(),
             zobrist_player: (0..size).map(|_| rng.gen()).collect(),
+            neighbours: (0..size).map(|c| std::array::from_fn(|d| level.neighbour(c, d).map_or(NONE, |n| n as u16))).collect(),
         }
     }
 
@@ -208,7 +211,8 @@ impl<'a> Tables<'a> {
         seen.push(cell);
         let mut blocked_axes = 0;
         for (a, b) in [(0, 1), (2, 3)] {
-            let sides = [level.neighbour(cell, a), level.neighbour(cell, b)];
+            let side = |direction: usize| Some(self.neighbours[cell][direction]).filter(|&n| n != NONE).map(usize::from);
+            let sides = [side(a), side(b)];
             let wall = |side: Option<usize>| side.is_none_or(|c| level.walls[c]);
             let dead = sides.iter().all(|&s| s.is_none_or(|c| self.distance_to_goal[c] == u16::MAX));
             let boxed = |side: Option<usize>, seen: &mut Vec<usize>| {

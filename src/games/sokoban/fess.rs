@@ -74,6 +74,11 @@ impl Seen {
         }
     }
 
+    /// The slot where the probe for `key` starts.
+    fn home(&self, key: u64) -> u64 {
+        self.slots[key.max(1) as usize & (self.slots.len() - 1)]
+    }
+
     pub(super) fn contains(&self, key: u64) -> bool {
         self.slot(key.max(1)).1
     }
@@ -478,7 +483,7 @@ impl<'a> Search<'a> {
         let size = level.width * level.height;
         let (neighbours, walls, dead) = board_tables(level);
         let start_boxes: Vec<u16> = (0..size).filter(|&c| level.boxes[c]).map(|c| c as u16).collect();
-        if start_boxes.iter().any(|&b| tables.distance_to_goal[b as usize] == u16::MAX) || tables.lower_bound(&start_boxes).is_none() {
+        if start_boxes.iter().any(|&b| tables.distance_to_goal[b as usize] == u16::MAX) || !tables.can_match(&start_boxes) {
             return Err(Outcome::Unsolvable);
         }
         let order = Order::new(packing_order(&neighbours, &walls, &level.goals, level.player).filter(|_| config.ordered), size);
@@ -563,7 +568,7 @@ impl<'a> Search<'a> {
             boxes.iter().for_each(|&b| occupied[b as usize] = true);
             self.region.flood(neighbours, walls, occupied, self.nodes[parent as usize].player as usize);
             // Matching deadlocks are found here rather than for every child (most are never expanded).
-            if tables.lower_bound(boxes).is_none() {
+            if !tables.can_match(boxes) {
                 continue;
             }
             let parent_bound: u32 = boxes.iter().map(|&b| tables.distance_to_goal[b as usize] as u32).sum();
@@ -680,9 +685,10 @@ impl<'a> Search<'a> {
                 }
                 occupied[from] = true;
             }
-            // Positions seen before, all probed together (the table's slots are mostly cache
-            // misses, and independent probes overlap).
+            // Positions seen before, all probed together: the table's slots are mostly cache
+            // misses, so first every probe's slot is read without a branch (the reads overlap).
             let seen = &self.seen;
+            std::hint::black_box(children.iter().fold(0, |x, c| x ^ seen.home(c.key)));
             children.retain(|c| !seen.contains(c.key));
             // The advisors: each names at most one child, which then costs nothing.
             let pick = |better: &dyn Fn(&Child) -> Option<(u32, u32)>| {

@@ -122,6 +122,26 @@ pub(super) struct Features {
     pub out_of_plan: u16,
 }
 
+/// What the depth-first search of [`Areas::analyse`] finds for one free cell (kept together:
+/// one bounds check and one cache line per cell).
+#[derive(Clone, Copy)]
+struct Visit {
+    /// Discovery time, valid when above [`Areas::base`].
+    discovered: u32,
+    /// The earliest discovery time reached from the cell's subtree by one edge.
+    low: u32,
+    /// The last discovery time in the cell's subtree (its times run from `discovered` to this).
+    last: u32,
+    /// The cell's parent in the depth-first tree ([`NONE`] for an area's first cell).
+    parent: u16,
+    /// The smallest cell of the cell's subtree.
+    least: u16,
+    /// Into how many areas the cell's own area falls when a box stands on it.
+    pieces: u16,
+    /// The cell's area, named by its smallest cell (where the search started it).
+    root: u16,
+}
+
 /// Counts the separate areas of free floor (neither wall nor box), and, for a fixed set of
 /// boxes, how many there would be with one more box on any free cell (from the articulation
 /// points of the free floor, one depth-first search for all cells).
@@ -129,26 +149,14 @@ pub(super) struct Areas {
     mark: Vec<u32>,
     stamp: u32,
     stack: Vec<u16>,
-    /// Depth-first discovery times, valid when above `base`.
-    discovered: Vec<u32>,
-    low: Vec<u32>,
-    /// For each free cell: into how many areas its own area falls when a box stands on it.
-    pub(super) pieces: Vec<u16>,
+    visits: Vec<Visit>,
     time: u32,
     base: u32,
     /// The areas found by the last [`Areas::analyse`].
     total: u16,
-    /// Each free cell's area, named by its smallest cell (where the search started it).
-    root: Vec<u16>,
     /// For each area's smallest cell, the area's second smallest ([`NONE`] if none).
     second: Vec<u16>,
     dfs: Vec<(u16, u8, u16)>,
-    /// Each free cell's parent in the depth-first tree ([`NONE`] for an area's first cell).
-    parent: Vec<u16>,
-    /// The last discovery time in each free cell's subtree (its subtree's times run from its own to this).
-    last: Vec<u32>,
-    /// The smallest cell of each free cell's subtree.
-    least: Vec<u16>,
     /// The cells that are not walls, in order (where areas can start).
     floor: Vec<u16>,
     /// Each cell's neighbours that are not walls, in the neighbour table's order, then [`NONE`]s
@@ -169,24 +177,19 @@ impl Areas {
                 open
             })
             .collect();
+        let unvisited = Visit { discovered: 0, low: 0, last: 0, parent: NONE, least: NONE, pieces: 0, root: NONE };
         Areas {
             open,
             floor: (0..size).filter(|&c| !walls[c]).map(|c| c as u16).collect(),
             mark: vec![0; size],
             stamp: 0,
             stack: Vec::new(),
-            discovered: vec![0; size],
-            low: vec![0; size],
-            pieces: vec![0; size],
+            visits: vec![unvisited; size],
             time: 0,
             base: 0,
             total: 0,
-            root: vec![NONE; size],
             second: vec![NONE; size],
             dfs: Vec::new(),
-            parent: vec![NONE; size],
-            last: vec![0; size],
-            least: vec![NONE; size],
         }
     }
 
@@ -208,69 +211,72 @@ impl Areas {
     pub(super) fn analyse(&mut self, walls: &[bool], occupied: &[bool]) {
         let size = walls.len() as u32;
         if self.time > u32::MAX - size - 1 {
-            self.discovered.iter_mut().for_each(|d| *d = 0);
+            self.visits.iter_mut().for_each(|v| v.discovered = 0);
             self.time = 0;
         }
         self.base = self.time;
         let base = self.base;
         self.total = 0;
+        let visits = &mut self.visits[..];
         for &start in &self.floor {
             let start = start as usize;
-            if occupied[start] || self.discovered[start] > base {
+            if occupied[start] || visits[start].discovered > base {
                 continue;
             }
             self.total += 1;
             self.time += 1;
-            self.discovered[start] = self.time;
-            self.low[start] = self.time;
-            self.pieces[start] = 0; // the root: one area per subtree
-            self.root[start] = start as u16;
-            self.second[start] = NONE;
-            self.parent[start] = NONE;
-            self.least[start] = start as u16;
-            self.dfs.push((start as u16, 0, NONE));
-            while let Some(top) = self.dfs.last_mut() {
-                let (cell, parent) = (top.0 as usize, top.2);
-                let next = if top.1 < 4 { self.open[cell][top.1 as usize] } else { NONE };
+            // The root: one area per subtree.
+            visits[start] = Visit { discovered: self.time, low: self.time, last: 0, parent: NONE, least: start as u16, pieces: 0, root: start as u16 };
+            let mut second = NONE;
+            // The cell being searched, the next of its neighbours to look at and its parent, kept
+            // out of `dfs` (which holds those of the cells above it).
+            let (mut cell, mut k, mut parent) = (start, 0, NONE);
+            loop {
+                let next = if k < 4 { self.open[cell][k] } else { NONE };
                 if next != NONE {
-                    top.1 += 1;
+                    k += 1;
                     let n = next as usize;
                     if occupied[n] {
                         continue;
                     }
-                    if self.discovered[n] <= base {
+                    let found = visits[n].discovered;
+                    if found <= base {
                         self.time += 1;
-                        self.discovered[n] = self.time;
-                        self.low[n] = self.time;
-                        self.pieces[n] = 1; // the part holding its parent
-                        self.root[n] = start as u16;
-                        self.second[start] = self.second[start].min(next);
-                        self.parent[n] = cell as u16;
-                        self.least[n] = next;
-                        self.dfs.push((next, 0, cell as u16));
+                        // One piece holds its parent.
+                        visits[n] = Visit { discovered: self.time, low: self.time, last: 0, parent: cell as u16, least: next, pieces: 1, root: start as u16 };
+                        second = second.min(next);
+                        self.dfs.push((cell as u16, k as u8, parent));
+                        (cell, k, parent) = (n, 0, cell as u16);
                     } else if next != parent {
-                        self.low[cell] = self.low[cell].min(self.discovered[n]);
+                        visits[cell].low = visits[cell].low.min(found);
                     }
                 } else {
-                    self.dfs.pop();
-                    self.last[cell] = self.time;
-                    if parent != NONE {
-                        let p = parent as usize;
-                        self.least[p] = self.least[p].min(self.least[cell]);
-                        self.low[p] = self.low[p].min(self.low[cell]);
-                        if self.low[cell] >= self.discovered[p] {
-                            self.pieces[p] += 1;
-                        }
+                    visits[cell].last = self.time;
+                    let Some((up, up_k, up_parent)) = self.dfs.pop() else { break };
+                    let (done, p) = (visits[cell], up as usize);
+                    let above = &mut visits[p];
+                    above.least = above.least.min(done.least);
+                    above.low = above.low.min(done.low);
+                    if done.low >= above.discovered {
+                        above.pieces += 1;
                     }
+                    (cell, k, parent) = (p, up_k as usize, up_parent);
                 }
             }
+            self.second[start] = second;
         }
+    }
+
+    /// Into how many areas the area of the free `cell` falls when a box stands on it (after
+    /// [`Areas::analyse`]).
+    pub(super) fn pieces(&self, cell: usize) -> u16 {
+        self.visits[cell].pieces
     }
 
     /// The smallest cell of the area of `cell` without `cell` (after [`Areas::analyse`]; when a
     /// box on `cell` cuts nothing off, the area left is that).
     pub(super) fn area_without(&self, cell: usize) -> u16 {
-        let root = self.root[cell];
+        let root = self.visits[cell].root;
         if root as usize == cell { self.second[cell] } else { root }
     }
 
@@ -281,20 +287,21 @@ impl Areas {
         // `beside` is in the subtree of a child of `at` or an ancestor of `at`. A child's subtree
         // whose low point does not reach above `at` is cut off as an area of its own; all else
         // stays with the search's first cell, the smallest of the area.
-        let (time, base) = (self.discovered[beside], self.base);
-        if time > self.discovered[at] && time <= self.last[at] {
-            let in_subtree = |c: usize| self.discovered[c] > base && self.parent[c] as usize == at && self.discovered[c] <= time && time <= self.last[c];
+        let (time, base, v) = (self.visits[beside].discovered, self.base, &self.visits[at]);
+        if time > v.discovered && time <= v.last {
+            let visits = &self.visits;
+            let in_subtree = |c: usize| visits[c].discovered > base && visits[c].parent as usize == at && visits[c].discovered <= time && time <= visits[c].last;
             let child = neighbours[at].iter().map(|&c| c as usize).find(|&c| c != NONE as usize && in_subtree(c)).expect("a descendant is in a child's subtree");
-            if self.low[child] >= self.discovered[at] {
-                return self.least[child];
+            if visits[child].low >= v.discovered {
+                return visits[child].least;
             }
         }
-        self.root[at]
+        v.root
     }
 
     /// The number of areas with one more box on the free `cell` (after [`Areas::analyse`]).
     pub(super) fn with_box_on(&self, cell: usize) -> u16 {
-        self.total + self.pieces[cell] - 1
+        self.total + self.visits[cell].pieces - 1
     }
 }
 
@@ -639,7 +646,7 @@ impl<'a> Search<'a> {
                     occupied[to] = true;
                     // The player's area after the push: when the box's new cell cuts nothing
                     // off, all of the cell's area but the cell (no flood needed).
-                    let whole = self.areas.pieces[to] == 1;
+                    let whole = self.areas.pieces(to) == 1;
                     // Else the area holding the player (no flood either).
                     let areas = &self.areas;
                     let player = if whole { areas.area_without(to) } else { areas.area_beside(neighbours, to, boxed) };
@@ -839,14 +846,14 @@ mod tests {
                     let expected = areas.count(&neighbours, &walls, &occupied);
                     // Nothing cut off: the area left is the cell's area without it.
                     let beside = neighbours[cell].iter().find(|&&c| c != NONE && !walls[c as usize] && !occupied[c as usize]);
-                    if let (1, Some(&beside)) = (areas.pieces[cell], beside) {
+                    if let (1, Some(&beside)) = (areas.pieces(cell), beside) {
                         assert_eq!(areas.area_without(cell), region.flood(&neighbours, &walls, &occupied, beside as usize), "level {} cell {cell}", level.title);
                     }
                     // Each free neighbour's area, named by its smallest cell.
                     for &beside in neighbours[cell].iter().filter(|&&c| c != NONE && !walls[c as usize] && !occupied[c as usize]) {
                         let flooded = region.flood(&neighbours, &walls, &occupied, beside as usize);
                         assert_eq!(areas.area_beside(&neighbours, cell, beside as usize), flooded, "level {} cell {cell}", level.title);
-                        cut += usize::from(areas.pieces[cell] > 1);
+                        cut += usize::from(areas.pieces(cell) > 1);
                     }
                     occupied[cell] = false;
                     assert_eq!(areas.with_box_on(cell), expected, "level {} cell {cell}", level.title);

@@ -38,6 +38,7 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -140,6 +141,27 @@ struct Visit {
     pieces: u16,
     /// The cell's area, named by its smallest cell (where the search started it).
     root: u16,
+}
+
+/// Hashes [`Features`] (three small numbers) by a multiplication: the standard hasher resists
+/// chosen keys, which the search's own features are not, and costs a look-up per child.
+#[derive(Default)]
+pub(super) struct FeatureHasher(u64);
+
+impl Hasher for FeatureHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        bytes.iter().for_each(|&b| self.write_u16(b.into()));
+    }
+
+    fn write_u16(&mut self, n: u16) {
+        self.0 = self.0 << 16 | u64::from(n);
+    }
+
+    fn finish(&self) -> u64 {
+        // The high bits of the product depend on all of the fields: folded down for the low bits.
+        let h = self.0.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        h ^ h >> 32
+    }
 }
 
 /// Counts the separate areas of free floor (neither wall nor box), and, for a fixed set of
@@ -467,7 +489,7 @@ struct Search<'a> {
     nodes: Vec<Node>,
     seen: Seen,
     /// The feature space's cells, each a queue of positions by (weight, tie-break, index).
-    cell_of: HashMap<Features, usize>,
+    cell_of: HashMap<Features, usize, BuildHasherDefault<FeatureHasher>>,
     cells: Vec<BinaryHeap<Reverse<(u32, u32, u32)>>>,
     /// The next cell to take a position from.
     turn: usize,
@@ -509,7 +531,7 @@ impl<'a> Search<'a> {
             arena: start_boxes.clone(),
             nodes: Vec::new(),
             seen: Seen::new(),
-            cell_of: HashMap::new(),
+            cell_of: HashMap::default(),
             cells: Vec::new(),
             turn: 0,
             visited: vec![[false; 4]; size],

@@ -170,6 +170,10 @@ impl Hasher for FeatureHasher {
 pub(super) struct Areas {
     mark: Vec<u32>,
     stamp: u32,
+    /// The stamp of the first area named by [`Areas::label`] (in `mark`).
+    first_label: u32,
+    /// The smallest cell of each area named by [`Areas::label`], by its stamp from `first_label`.
+    area_least: Vec<u16>,
     stack: Vec<u16>,
     visits: Vec<Visit>,
     time: u32,
@@ -205,6 +209,8 @@ impl Areas {
             floor: (0..size).filter(|&c| !walls[c]).map(|c| c as u16).collect(),
             mark: vec![0; size],
             stamp: 0,
+            first_label: 1,
+            area_least: Vec::new(),
             stack: Vec::new(),
             visits: vec![unvisited; size],
             time: 0,
@@ -229,64 +235,119 @@ impl Areas {
         areas
     }
 
-    /// Prepares [`Areas::with_box_on`] for these boxes (Tarjan's articulation points).
+    /// Names the areas of free floor with these boxes, for [`Areas::analyse_around`]; returns
+    /// how many there are.
+    pub(super) fn label(&mut self, neighbours: &[[u16; 4]], walls: &[bool], occupied: &[bool]) -> u16 {
+        if self.stamp > u32::MAX - walls.len() as u32 - 1 {
+            self.mark.iter_mut().for_each(|m| *m = 0);
+            self.stamp = 0;
+        }
+        // Each area gets its own stamp, from `first_label` on.
+        self.first_label = self.stamp + 1;
+        self.area_least.clear();
+        for &start in &self.floor {
+            let start = start as usize;
+            if occupied[start] || self.mark[start] >= self.first_label {
+                continue;
+            }
+            self.stamp += 1;
+            self.area_least.push(start as u16); // the floor in order: the area's smallest cell
+            flood_from(&mut self.mark, &mut self.stack, self.stamp, start, neighbours, walls, occupied);
+        }
+        self.area_least.len() as u16
+    }
+
+    /// Prepares [`Areas::with_box_on`] for these boxes (Tarjan's articulation points), for the
+    /// whole board (the tests' reference for [`Areas::analyse_around`]).
+    #[cfg(test)]
     pub(super) fn analyse(&mut self, walls: &[bool], occupied: &[bool]) {
+        self.begin(walls);
+        self.total = 0;
+        for i in 0..self.floor.len() {
+            let start = self.floor[i] as usize;
+            if !occupied[start] && self.visits[start].discovered <= self.base {
+                self.total += 1;
+                self.search(start, occupied);
+            }
+        }
+    }
+
+    /// [`Areas::analyse`] for the cells of one area only: the area that the cell `from`, freed
+    /// in `occupied` (its box taken away) since [`Areas::label`], joins with the areas around it.
+    pub(super) fn analyse_around(&mut self, walls: &[bool], occupied: &[bool], from: usize) {
+        self.begin(walls);
+        // The areas around `from` become one, whose smallest cell starts the search.
+        let (mut joined, mut around) = ([0; 4], 0);
+        let mut start = from;
+        for &next in &self.open[from] {
+            if next == NONE || occupied[next as usize] {
+                continue;
+            }
+            let label = self.mark[next as usize];
+            if !joined[..around].contains(&label) {
+                joined[around] = label;
+                around += 1;
+                start = start.min(self.area_least[(label - self.first_label) as usize] as usize);
+            }
+        }
+        self.total = self.area_least.len() as u16 + 1 - around as u16;
+        self.search(start, occupied);
+    }
+
+    /// Starts a new analysis: the discovery times from before it fall at or below `base`.
+    fn begin(&mut self, walls: &[bool]) {
         let size = walls.len() as u32;
         if self.time > u32::MAX - size - 1 {
             self.visits.iter_mut().for_each(|v| v.discovered = 0);
             self.time = 0;
         }
         self.base = self.time;
+    }
+
+    /// The depth-first search of the area whose smallest cell is `start`.
+    fn search(&mut self, start: usize, occupied: &[bool]) {
         let base = self.base;
-        self.total = 0;
         let visits = &mut self.visits[..];
-        for &start in &self.floor {
-            let start = start as usize;
-            if occupied[start] || visits[start].discovered > base {
-                continue;
-            }
-            self.total += 1;
-            self.time += 1;
-            // The root: one area per subtree.
-            visits[start] = Visit { discovered: self.time, low: self.time, last: 0, parent: NONE, least: start as u16, pieces: 0, root: start as u16 };
-            let mut second = NONE;
-            // The cell being searched, the next of its neighbours to look at and its parent, kept
-            // out of `dfs` (which holds those of the cells above it).
-            let (mut cell, mut k, mut parent) = (start, 0, NONE);
-            loop {
-                let next = if k < 4 { self.open[cell][k] } else { NONE };
-                if next != NONE {
-                    k += 1;
-                    let n = next as usize;
-                    if occupied[n] {
-                        continue;
-                    }
-                    let found = visits[n].discovered;
-                    if found <= base {
-                        self.time += 1;
-                        // One piece holds its parent.
-                        visits[n] = Visit { discovered: self.time, low: self.time, last: 0, parent: cell as u16, least: next, pieces: 1, root: start as u16 };
-                        second = second.min(next);
-                        self.dfs.push((cell as u16, k as u8, parent));
-                        (cell, k, parent) = (n, 0, cell as u16);
-                    } else if next != parent {
-                        visits[cell].low = visits[cell].low.min(found);
-                    }
-                } else {
-                    visits[cell].last = self.time;
-                    let Some((up, up_k, up_parent)) = self.dfs.pop() else { break };
-                    let (done, p) = (visits[cell], up as usize);
-                    let above = &mut visits[p];
-                    above.least = above.least.min(done.least);
-                    above.low = above.low.min(done.low);
-                    if done.low >= above.discovered {
-                        above.pieces += 1;
-                    }
-                    (cell, k, parent) = (p, up_k as usize, up_parent);
+        self.time += 1;
+        // The root: one area per subtree.
+        visits[start] = Visit { discovered: self.time, low: self.time, last: 0, parent: NONE, least: start as u16, pieces: 0, root: start as u16 };
+        let mut second = NONE;
+        // The cell being searched, the next of its neighbours to look at and its parent, kept
+        // out of `dfs` (which holds those of the cells above it).
+        let (mut cell, mut k, mut parent) = (start, 0, NONE);
+        loop {
+            let next = if k < 4 { self.open[cell][k] } else { NONE };
+            if next != NONE {
+                k += 1;
+                let n = next as usize;
+                if occupied[n] {
+                    continue;
                 }
+                let found = visits[n].discovered;
+                if found <= base {
+                    self.time += 1;
+                    // One piece holds its parent.
+                    visits[n] = Visit { discovered: self.time, low: self.time, last: 0, parent: cell as u16, least: next, pieces: 1, root: start as u16 };
+                    second = second.min(next);
+                    self.dfs.push((cell as u16, k as u8, parent));
+                    (cell, k, parent) = (n, 0, cell as u16);
+                } else if next != parent {
+                    visits[cell].low = visits[cell].low.min(found);
+                }
+            } else {
+                visits[cell].last = self.time;
+                let Some((up, up_k, up_parent)) = self.dfs.pop() else { break };
+                let (done, p) = (visits[cell], up as usize);
+                let above = &mut visits[p];
+                above.least = above.least.min(done.least);
+                above.low = above.low.min(done.low);
+                if done.low >= above.discovered {
+                    above.pieces += 1;
+                }
+                (cell, k, parent) = (p, up_k as usize, up_parent);
             }
-            self.second[start] = second;
         }
+        self.second[start] = second;
     }
 
     /// Into how many areas the area of the free `cell` falls when a box stands on it (after
@@ -626,6 +687,7 @@ impl<'a> Search<'a> {
             }
             let (visited, touched, queue, children, made) = (&mut self.visited, &mut self.touched, &mut self.queue, &mut self.children, &mut self.made);
             children.clear();
+            let mut labelled = false;
             for slot in 0..n {
                 let from = boxes[slot] as usize;
                 // Breadth-first over (box cell, player's side), the other boxes standing still.
@@ -661,7 +723,16 @@ impl<'a> Search<'a> {
                         continue;
                     }
                     if !analysed {
-                        self.areas.analyse(walls, occupied);
+                        if !labelled {
+                            // The position's areas, named once for all its boxes.
+                            occupied[from] = true;
+                            let count = self.areas.label(neighbours, walls, occupied);
+                            debug_assert_eq!(count, self.nodes[parent as usize].areas);
+                            occupied[from] = false;
+                            labelled = true;
+                        }
+                        // Only the box's own area changes without it.
+                        self.areas.analyse_around(walls, occupied, from);
                         analysed = true;
                     }
                     let to = to as usize;
@@ -884,6 +955,46 @@ mod tests {
             }
         }
         assert!(checked > 1000 && cut > 300, "{checked} cells, {cut} beside cutting ones");
+    }
+
+    /// With a box taken away, the analysis of its area alone (after naming the areas with the
+    /// box) agrees with the analysis of the whole board, on every cell of that area.
+    #[test]
+    fn areas_around_a_box_match_the_whole_board() {
+        use rand::{Rng, SeedableRng};
+        let levels = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let (mut checked, mut joined) = (0, 0);
+        for level in levels.iter().take(60) {
+            let (neighbours, walls, _) = board_tables(level);
+            let size = walls.len();
+            let (mut around, mut whole) = (Areas::new(&neighbours, &walls), Areas::new(&neighbours, &walls));
+            let mut region = Region::new(size);
+            for round in 0..4 {
+                let mut occupied: Vec<bool> = if round == 0 { level.boxes.clone() } else { (0..size).map(|c| !walls[c] && rng.gen_bool(0.3)).collect() };
+                let boxes: Vec<usize> = (0..size).filter(|&c| occupied[c]).collect();
+                for from in boxes {
+                    let before = around.label(&neighbours, &walls, &occupied);
+                    assert_eq!(before, whole.count(&neighbours, &walls, &occupied));
+                    occupied[from] = false;
+                    around.analyse_around(&walls, &occupied, from);
+                    whole.analyse(&walls, &occupied);
+                    assert_eq!(around.total, whole.total, "level {} box {from}", level.title);
+                    joined += usize::from(whole.total < before);
+                    region.flood(&neighbours, &walls, &occupied, from);
+                    for cell in (0..size).filter(|&c| region.contains(c)) {
+                        assert_eq!(around.with_box_on(cell), whole.with_box_on(cell), "level {} box {from} cell {cell}", level.title);
+                        assert_eq!(around.area_without(cell), whole.area_without(cell), "level {} box {from} cell {cell}", level.title);
+                        for &beside in neighbours[cell].iter().filter(|&&c| c != NONE && !walls[c as usize] && !occupied[c as usize]) {
+                            assert_eq!(around.area_beside(&neighbours, cell, beside as usize), whole.area_beside(&neighbours, cell, beside as usize));
+                        }
+                        checked += 1;
+                    }
+                    occupied[from] = true;
+                }
+            }
+        }
+        assert!(checked > 10_000 && joined > 100, "{checked} cells, {joined} boxes between areas");
     }
 
     /// The seen table agrees with a standard set on random keys (and on 0 and 1, which it

@@ -262,6 +262,14 @@ impl<'a> Tables<'a> {
 
     /// [`Tables::is_freeze_deadlock`] with the caller's scratch list (no allocation per push).
     pub(super) fn is_freeze_deadlock_with(&self, cell: usize, occupied: &[bool], seen: &mut Vec<usize>) -> bool {
+        // The common case first: an axis with free floor on both sides (not both dead) leaves
+        // the box free to move, whatever the other axis (no recursive check needed).
+        let open = |side: u16| side != NONE && !self.level.walls[side as usize] && !occupied[side as usize];
+        let live = |side: u16| self.distance_to_goal[side as usize] != u16::MAX;
+        let around = self.neighbours[cell];
+        if [(0, 1), (2, 3)].iter().any(|&(a, b)| open(around[a]) && open(around[b]) && (live(around[a]) || live(around[b]))) {
+            return false;
+        }
         seen.clear();
         if !self.frozen(cell, occupied, seen) {
             return false;

@@ -79,6 +79,7 @@ impl Seen {
         self.slots[key.max(1) as usize & (self.slots.len() - 1)]
     }
 
+    #[cfg(test)]
     pub(super) fn contains(&self, key: u64) -> bool {
         self.slot(key.max(1)).1
     }
@@ -840,11 +841,13 @@ impl<'a> Search<'a> {
                 }
                 occupied[from] = true;
             }
-            // Positions seen before, all probed together: the table's slots are mostly cache
-            // misses, so first every probe's slot is read without a branch (the reads overlap).
-            let seen = &self.seen;
+            // Positions seen before are dropped and the others recorded, all together: the
+            // table's slots are mostly cache misses, so first every probe's slot is read without
+            // a branch (the reads overlap). Two moves of one expansion never reach the same
+            // position (a box's move to a cell with the player in an area is made once).
+            let seen = &mut self.seen;
             std::hint::black_box(children.iter().fold(0, |x, c| x ^ seen.home(c.key)));
-            children.retain(|c| !seen.contains(c.key));
+            children.retain(|c| seen.insert(c.key));
             // The advisors: each names at most one child, which then costs nothing.
             let pick = |better: &dyn Fn(&Child) -> Option<(u32, u32)>| {
                 children.iter().enumerate().filter_map(|(i, c)| better(c).map(|rank| (rank, c.pushes, i))).min().map(|(_, _, i)| i)
@@ -855,9 +858,6 @@ impl<'a> Search<'a> {
             let approaching = target.and_then(|distance| approaching(distance, children));
             let mut children = std::mem::take(&mut self.children);
             for (i, child) in children.drain(..).enumerate() {
-                if !self.seen.insert(child.key) {
-                    continue; // two moves of one expansion reaching the same position
-                }
                 let index = self.nodes.len() as u32;
                 let advised = [packing, connecting, unplanning, approaching].contains(&Some(i));
                 let child_weight = weight + u32::from(!advised);

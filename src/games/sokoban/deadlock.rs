@@ -37,6 +37,9 @@ pub(super) struct Deadlocks {
     frozen: Vec<usize>,
     /// Verdicts by the boxes' and the player's Zobrist key: true when dead.
     verdicts: HashMap<u64, bool>,
+    /// The same verdicts by the key with the player's cell as given (before the flood that
+    /// normalises it, which most look-ups then skip).
+    given: HashMap<u64, bool>,
     /// Positions found dead by a search (not counting look-ups).
     pub(super) proved: u64,
 }
@@ -51,16 +54,16 @@ impl Deadlocks {
             region: Region::new(size),
             frozen: Vec::new(),
             verdicts: HashMap::new(),
+            given: HashMap::new(),
             proved: 0,
         }
     }
 
     /// Whether some unfinished corral of the position (boxes in `occupied`, the player's area in
-    /// `region`) is proved dead by a search of its boxes alone.
-    pub(super) fn dead(&mut self, tables: &Tables, board: &Board, occupied: &[bool], region: &Region, boxes: usize) -> bool {
-        let size = board.walls.len();
+    /// `region`, whose smallest cell is `player`) is proved dead by a search of its boxes alone.
+    pub(super) fn dead(&mut self, tables: &Tables, board: &Board, occupied: &[bool], region: &Region, player: usize, boxes: usize) -> bool {
+        debug_assert_eq!(Some(player), (0..board.walls.len()).find(|&c| region.contains(c)));
         self.flood.begin();
-        let player = (0..size).find(|&c| region.contains(c)).expect("the player has an area");
         loop {
             // The corral's cells and the boxes touching it.
             self.cells.clear();
@@ -77,20 +80,31 @@ impl Deadlocks {
     /// Searches the pushes of the barrier's boxes alone from `player`: true when none of them
     /// leads to all boxes on goals or to the player inside the corral, within [`LIMIT`] positions.
     fn search(&mut self, tables: &Tables, neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], player: usize) -> bool {
-        let mut start = self.barrier.clone();
-        start.sort_unstable();
-        let key = self.normalise(tables, neighbours, walls, &start, player);
-        if let Some(&dead) = self.verdicts.get(&key) {
+        self.barrier.sort_unstable();
+        let given = tables.hash(&self.barrier, player as u16);
+        if let Some(&dead) = self.given.get(&given) {
             return dead;
         }
-        let dead = self.explore(tables, neighbours, walls, goals, start, player);
-        if self.verdicts.len() >= MOST_VERDICTS {
-            self.verdicts.clear();
+        let start = self.barrier.clone();
+        let key = self.normalise(tables, neighbours, walls, &start, player);
+        let dead = match self.verdicts.get(&key) {
+            Some(&dead) => dead,
+            None => {
+                let dead = self.explore(tables, neighbours, walls, goals, start, player);
+                if self.verdicts.len() >= MOST_VERDICTS {
+                    self.verdicts.clear();
+                }
+                self.verdicts.insert(key, dead);
+                if dead {
+                    self.proved += 1;
+                }
+                dead
+            }
+        };
+        if self.given.len() >= MOST_VERDICTS {
+            self.given.clear();
         }
-        self.verdicts.insert(key, dead);
-        if dead {
-            self.proved += 1;
-        }
+        self.given.insert(given, dead);
         dead
     }
 
@@ -185,11 +199,11 @@ mod tests {
                 let (neighbours, walls, dead_cells) = board_tables(&position);
                 let size = walls.len();
                 let mut region = Region::new(size);
-                region.flood(&neighbours, &walls, &position.boxes, position.player);
+                let player = region.flood(&neighbours, &walls, &position.boxes, position.player) as usize;
                 let boxes = position.boxes.iter().filter(|&&b| b).count();
                 let board = Board { neighbours: &neighbours, walls: &walls, goals: &position.goals, dead: &dead_cells };
                 let mut deadlocks = Deadlocks::new(size);
-                if !deadlocks.dead(&tables, &board, &position.boxes, &region, boxes) {
+                if !deadlocks.dead(&tables, &board, &position.boxes, &region, player, boxes) {
                     continue;
                 }
                 dead += 1;

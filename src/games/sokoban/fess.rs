@@ -712,7 +712,7 @@ impl<'a> Search<'a> {
             self.boxes.extend_from_slice(&self.arena[at..at + n]);
             let boxes = &self.boxes;
             boxes.iter().for_each(|&b| occupied[b as usize] = true);
-            self.region.flood(neighbours, walls, occupied, self.nodes[parent as usize].player as usize);
+            let player = self.region.flood(neighbours, walls, occupied, self.nodes[parent as usize].player as usize);
             // Matching deadlocks are found here rather than for every child (most are never expanded).
             if !tables.can_match(boxes) {
                 continue;
@@ -738,7 +738,7 @@ impl<'a> Search<'a> {
                 Verdict::Only(pushes) => Some(pushes),
                 Verdict::Free => None,
             };
-            if self.config.corral_search && self.deadlocks.dead(tables, &board, occupied, &self.region, n) {
+            if self.config.corral_search && self.deadlocks.dead(tables, &board, occupied, &self.region, player as usize, n) {
                 continue;
             }
             let (visited, touched, queue, children, made) = (&mut self.visited, &mut self.touched, &mut self.queue, &mut self.children, &mut self.made);

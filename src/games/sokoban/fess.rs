@@ -616,7 +616,12 @@ struct Search<'a> {
     children: Vec<Child>,
     /// The boxes of the position being expanded (also those marked in `occupied`).
     boxes: Vec<u16>,
-    /// The (cell, player) a box of the expansion has been moved to already.
+    /// For each cell, the last box moved to it (a stamp per box of each expansion) and the
+    /// player's area then, so that each (cell, area) a box reaches makes one child.
+    made_at: Vec<(u32, u16)>,
+    made_stamp: u32,
+    /// The (cell, area) pairs the current box reached besides those in `made_at` (a box
+    /// reaching a cell with the player in more than one area).
     made: Vec<(u16, u16)>,
     /// Scratch for the freeze deadlock check.
     frozen: Vec<usize>,
@@ -656,6 +661,8 @@ impl<'a> Search<'a> {
             queue: std::collections::VecDeque::new(),
             children: Vec::new(),
             boxes: start_boxes.clone(),
+            made_at: vec![(0, NONE); size],
+            made_stamp: 0,
             made: Vec::new(),
             frozen: Vec::new(),
             expanded: 0,
@@ -769,6 +776,11 @@ impl<'a> Search<'a> {
                 }
                 occupied[from] = false;
                 made.clear();
+                if self.made_stamp == u32::MAX {
+                    self.made_at.iter_mut().for_each(|m| *m = (0, NONE));
+                    self.made_stamp = 0;
+                }
+                self.made_stamp += 1;
                 // The areas without the box, analysed at its first push (many boxes have none).
                 let mut analysed = false;
                 while let Some((boxed, side, pushes)) = queue.pop_front() {
@@ -816,8 +828,17 @@ impl<'a> Search<'a> {
                         }
                     }
                     let side = first_side.expect("the player stands next to the box it pushed");
-                    if !made.contains(&(to as u16, player)) {
-                        made.push((to as u16, player));
+                    let first = &mut self.made_at[to];
+                    let new = if first.0 != self.made_stamp {
+                        *first = (self.made_stamp, player);
+                        true
+                    } else {
+                        first.1 != player && !made.contains(&(to as u16, player))
+                    };
+                    if new {
+                        if first.1 != player {
+                            made.push((to as u16, player));
+                        }
                         // A new child, unless frozen (seen ones are dropped below).
                         if !tables.is_freeze_deadlock_with(to, occupied, &mut self.frozen) {
                             let key = boxes_key ^ tables.box_key(from) ^ tables.box_key(to) ^ tables.player_key(player);

@@ -28,7 +28,9 @@
 //! its box nearest the next goal of the order, among those that bring their box nearer it,
 //! costs nothing) join them when the search runs long ([`LATE_CONFIGS`]). The connectivity
 //! features and the player's area after a push come from the articulation points of the free
-//! floor (one depth-first search per box instead of a flood per push).
+//! floor (one depth-first search per box, of the area its cell joins, instead of a flood per
+//! push). A child's key and features are updated from its parent's, and its boxes are only
+//! written out when it is kept; the search's order does not depend on any of this.
 //!
 //! Pruning is the solver's: dead squares (a box never enters one), freeze deadlocks, matching
 //! deadlocks, PI-corrals (only box moves whose first push enters the corral) and corral

@@ -181,7 +181,7 @@ pub(super) struct Features {
     pub out_of_plan: u16,
 }
 
-/// What the depth-first search of [`Areas::analyse`] finds for one free cell (kept together:
+/// What the depth-first search of [`Areas::analyse_around`] finds for one free cell (kept together:
 /// one bounds check and one cache line per cell).
 #[derive(Clone, Copy)]
 struct Visit {
@@ -202,9 +202,9 @@ struct Visit {
 }
 
 /// Hashes [`Features`] (three small numbers) by a multiplication: the standard hasher resists
-/// chosen keys, which the search's own features are not, and costs a look-up per child.
+/// chosen keys, which the search's own features need not, at a cost on every child's look-up.
 #[derive(Default)]
-pub(super) struct FeatureHasher(u64);
+struct FeatureHasher(u64);
 
 impl Hasher for FeatureHasher {
     fn write(&mut self, bytes: &[u8]) {
@@ -236,7 +236,7 @@ pub(super) struct Areas {
     visits: Vec<Visit>,
     time: u32,
     base: u32,
-    /// The areas found by the last [`Areas::analyse`].
+    /// The areas found by the last analysis.
     total: u16,
     /// For each area's smallest cell, the area's second smallest ([`NONE`] if none).
     second: Vec<u16>,
@@ -330,8 +330,10 @@ impl Areas {
         }
     }
 
-    /// [`Areas::analyse`] for the cells of one area only: the area that the cell `from`, freed
-    /// in `occupied` (its box taken away) since [`Areas::label`], joins with the areas around it.
+    /// Prepares [`Areas::with_box_on`] (Tarjan's articulation points) for the cells of one area
+    /// only: the area that the cell `from`, freed in `occupied` (its box taken away) since
+    /// [`Areas::label`], joins with the areas around it. The others are left out: no box move
+    /// of that box reaches them.
     pub(super) fn analyse_around(&mut self, walls: &[bool], occupied: &[bool], from: usize) {
         self.begin(walls);
         // The areas around `from` become one, whose smallest cell starts the search.
@@ -409,12 +411,12 @@ impl Areas {
     }
 
     /// Into how many areas the area of the free `cell` falls when a box stands on it (after
-    /// [`Areas::analyse`]).
+    /// [`Areas::analyse_around`]).
     pub(super) fn pieces(&self, cell: usize) -> u16 {
         self.visits[cell].pieces
     }
 
-    /// The smallest cell of the area of `cell` without `cell` (after [`Areas::analyse`]; when a
+    /// The smallest cell of the area of `cell` without `cell` (after [`Areas::analyse_around`]; when a
     /// box on `cell` cuts nothing off, the area left is that).
     pub(super) fn area_without(&self, cell: usize) -> u16 {
         let root = self.visits[cell].root;
@@ -422,7 +424,7 @@ impl Areas {
     }
 
     /// With one more box on the free cell `at`, the smallest cell of the area that holds its free
-    /// neighbour `beside` (after [`Areas::analyse`]; what a flood from `beside` would find).
+    /// neighbour `beside` (after [`Areas::analyse_around`]; what a flood from `beside` would find).
     pub(super) fn area_beside(&self, neighbours: &[[u16; 4]], at: usize, beside: usize) -> u16 {
         // Every edge of a depth-first search joins a cell to its ancestor or descendant, so
         // `beside` is in the subtree of a child of `at` or an ancestor of `at`. A child's subtree
@@ -440,7 +442,7 @@ impl Areas {
         v.root
     }
 
-    /// The number of areas with one more box on the free `cell` (after [`Areas::analyse`]).
+    /// The number of areas with one more box on the free `cell` (after [`Areas::analyse_around`]).
     pub(super) fn with_box_on(&self, cell: usize) -> u16 {
         self.total + self.visits[cell].pieces - 1
     }

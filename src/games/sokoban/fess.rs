@@ -41,6 +41,7 @@ use std::collections::{BinaryHeap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use super::backward::Backward;
 use super::corral::{Board, Corrals, Verdict};
 use super::deadlock::Deadlocks;
 use super::level::Level;
@@ -333,16 +334,18 @@ const SLICE: u64 = 500;
 const MEMORY_PER_SEARCH: usize = 1 << 30;
 
 /// The FESS search until `deadline` or `cancel`: the [`CONFIGS`] take turns of [`SLICE`]
-/// expansions each, some several turns in a row, joined by the [`LATE_CONFIGS`] after
-/// [`LATE_JOIN`]. None when all of them run out of positions (which proves nothing, see the
-/// module's comment) or of the memory they may use.
+/// expansions each, some several turns in a row, joined by the [`LATE_CONFIGS`] and the
+/// backward search (`backward.rs`) after [`LATE_JOIN`]. From then on, a forward position the
+/// backward search has reached solves the level (the forward pushes to it, then the backward
+/// search's pushes from it to the solved position). None when all the forward searches run
+/// out of positions (which proves nothing, see the module's comment) or of the memory they may
+/// use.
 pub(super) fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> Option<Outcome> {
     if level.is_solved() {
         return replay_pushes(level, &[]);
     }
     let tables = Tables::new(level);
     let started = Instant::now();
-    let mut late = false;
     let mut searches = Vec::new();
     for config in CONFIGS {
         match Search::new(level, &tables, config) {
@@ -350,24 +353,37 @@ pub(super) fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBo
             Err(outcome) => return Some(outcome),
         }
     }
+    // Joins late: it solves few levels alone (original level 18 in 7 s) and it meets the forward
+    // searches near the end of long ones (level 44), but its turns would slow the short ones.
+    let mut backward: Option<Backward> = None;
+    let mut backward_running = false;
     while !searches.is_empty() {
-        if !late && started.elapsed() >= LATE_JOIN {
-            late = true;
+        if backward.is_none() && started.elapsed() >= LATE_JOIN {
             for config in LATE_CONFIGS {
                 match Search::new(level, &tables, config) {
                     Ok(search) => searches.push(search),
                     Err(outcome) => return Some(outcome),
                 }
             }
+            backward = Some(Backward::new(level, &tables));
+            backward_running = true;
         }
         let mut k = 0;
         while k < searches.len() {
             let turns = searches[k].config.turns;
-            match searches[k].run(SLICE * turns, deadline, cancel) {
+            match searches[k].run(SLICE * turns, deadline, cancel, backward.as_ref()) {
                 Step::Paused => k += 1,
                 Step::Exhausted | Step::Full => {
                     searches.remove(k);
                 }
+                Step::Done(outcome) => return Some(outcome),
+            }
+        }
+        if let (true, Some(b)) = (backward_running, backward.as_mut()) {
+            match b.run(SLICE, deadline, cancel) {
+                Step::Paused => {}
+                // Its positions stay for the forward searches to meet.
+                Step::Exhausted | Step::Full => backward_running = false,
                 Step::Done(outcome) => return Some(outcome),
             }
         }
@@ -376,7 +392,7 @@ pub(super) fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBo
 }
 
 /// How a turn of one search ended.
-enum Step {
+pub(super) enum Step {
     /// Its expansions are used up; it can go on.
     Paused,
     /// No position left.
@@ -479,7 +495,7 @@ impl<'a> Search<'a> {
     }
 
     /// Expands up to `budget` positions.
-    fn run(&mut self, budget: u64, deadline: Option<Instant>, cancel: &AtomicBool) -> Step {
+    fn run(&mut self, budget: u64, deadline: Option<Instant>, cancel: &AtomicBool, meet: Option<&Backward>) -> Step {
         let level = self.level;
         let tables = self.tables;
         let n = self.n;
@@ -625,8 +641,18 @@ impl<'a> Search<'a> {
                 self.nodes.push(Node { player: child.player, parent, moved: child.moved, areas: child.features.areas });
                 self.arena.extend_from_slice(&child.boxes);
                 if child.boxes.iter().all(|&b| level.goals[b as usize]) {
-                    let outcome = rebuild(level, &self.neighbours, &self.walls, &self.dead, &self.arena, n, &self.nodes, index);
-                    return Step::Done(outcome.unwrap_or(Outcome::OutOfTime));
+                    let pushes = forward_pushes(&self.neighbours, &self.walls, &self.dead, &self.arena, n, &self.nodes, index);
+                    return Step::Done(pushes.and_then(|p| replay_pushes(level, &p)).unwrap_or(Outcome::OutOfTime));
+                }
+                // A position the backward search has reached: the two halves solve the level.
+                if let Some(home) = meet.and_then(|b| b.reached(child.key).map(|at| b.pushes_home(at))) {
+                    let mut pushes = forward_pushes(&self.neighbours, &self.walls, &self.dead, &self.arena, n, &self.nodes, index);
+                    if let (Some(pushes), Some(home)) = (pushes.as_mut(), home) {
+                        pushes.extend(home);
+                        if let Some(outcome) = replay_pushes(level, pushes) {
+                            return Step::Done(outcome);
+                        }
+                    }
                 }
                 let tie = if self.config.fewest_pushes_first { child.pushes } else { child.bound };
                 self.enqueue(child.features, (child_weight, tie, index));
@@ -653,9 +679,8 @@ fn approaching(distance: &[u16], children: &[Child]) -> Option<usize> {
         .map(|(_, i)| i)
 }
 
-/// Rebuilds the pushes of the box moves leading to `index` and replays them.
-#[allow(clippy::too_many_arguments)]
-fn rebuild(level: &Level, neighbours: &[[u16; 4]], walls: &[bool], dead: &[bool], arena: &[u16], n: usize, nodes: &[Node], mut index: u32) -> Option<Outcome> {
+/// The pushes of the box moves from the start to `index`.
+fn forward_pushes(neighbours: &[[u16; 4]], walls: &[bool], dead: &[bool], arena: &[u16], n: usize, nodes: &[Node], mut index: u32) -> Option<Vec<(u16, u8)>> {
     let size = walls.len();
     let (mut region, mut scratch) = (Region::new(size), Region::new(size));
     let mut moves = Vec::new();
@@ -674,7 +699,7 @@ fn rebuild(level: &Level, neighbours: &[[u16; 4]], walls: &[bool], dead: &[bool]
         let path = push_path_to(neighbours, walls, dead, &mut occupied, &region, from as usize, (to as usize, Some(side as usize)), &mut scratch)?;
         pushes.extend(path);
     }
-    replay_pushes(level, &pushes)
+    Some(pushes)
 }
 
 #[cfg(test)]
@@ -817,7 +842,7 @@ mod tests {
         for level in levels.iter().take(20) {
             let tables = Tables::new(level);
             let mut search = Search::new(level, &tables, LATE_CONFIGS[0]).ok().unwrap();
-            match search.run(1_000_000, None, &cancel) {
+            match search.run(1_000_000, None, &cancel, None) {
                 Step::Done(Outcome::Solved { lurd, .. }) => assert!(verify(level, &lurd), "level {}", level.title),
                 _ => panic!("level {} not solved", level.title),
             }
@@ -834,7 +859,7 @@ mod tests {
         for level in levels.iter().take(20) {
             let tables = Tables::new(level);
             let mut search = Search::new(level, &tables, config).ok().unwrap();
-            match search.run(1_000_000, None, &cancel) {
+            match search.run(1_000_000, None, &cancel, None) {
                 Step::Done(Outcome::Solved { lurd, .. }) => assert!(verify(level, &lurd), "level {}", level.title),
                 _ => panic!("level {} not solved", level.title),
             }

@@ -18,6 +18,7 @@ pub mod editor;
 pub mod files;
 pub mod game;
 pub mod level;
+mod backward;
 mod corral;
 mod deadlock;
 mod fess;

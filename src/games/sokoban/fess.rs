@@ -26,7 +26,9 @@
 //! each solves levels the others miss. A fifth, whose packing counts every box on a goal
 //! instead of following the order, and a sixth with an *approach* advisor (the move that brings
 //! its box nearest the next goal of the order, among those that bring their box nearer it,
-//! costs nothing) join them when the search runs long ([`LATE_CONFIGS`]). The connectivity
+//! costs nothing) join them when the search runs long ([`LATE_CONFIGS`]), and so does the
+//! backward search (`backward.rs`): once it runs, a forward position it has reached is solved by
+//! its pulls, pushed the other way. The connectivity
 //! features and the player's area after a push come from the articulation points of the free
 //! floor (one depth-first search per box instead of a flood per push).
 //!

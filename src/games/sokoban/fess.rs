@@ -26,7 +26,9 @@
 //! each solves levels the others miss. A fifth, whose packing counts every box on a goal
 //! instead of following the order, and a sixth with an *approach* advisor (the move that brings
 //! its box nearest the next goal of the order, among those that bring their box nearer it,
-//! costs nothing) join them when the search runs long ([`LATE_CONFIGS`]). The connectivity
+//! costs nothing) join them when the search runs long ([`LATE_CONFIGS`]), and so does the
+//! backward search (`backward.rs`): once it runs, a forward position it has reached is solved by
+//! its pulls, pushed the other way. The connectivity
 //! features and the player's area after a push come from the articulation points of the free
 //! floor (one depth-first search per box, of the area its cell joins, instead of a flood per
 //! push). A child's key and features are updated from its parent's, and its boxes are only
@@ -43,6 +45,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use super::backward::Backward;
 use super::corral::{Board, Corrals, Verdict};
 use super::deadlock::Deadlocks;
 use super::level::Level;
@@ -534,16 +537,18 @@ const SLICE: u64 = 500;
 const MEMORY_PER_SEARCH: usize = 1 << 30;
 
 /// The FESS search until `deadline` or `cancel`: the [`CONFIGS`] take turns of [`SLICE`]
-/// expansions each, some several turns in a row, joined by the [`LATE_CONFIGS`] after
-/// [`LATE_JOIN`]. None when all of them run out of positions (which proves nothing, see the
-/// module's comment) or of the memory they may use.
+/// expansions each, some several turns in a row, joined by the [`LATE_CONFIGS`] and the
+/// backward search (`backward.rs`) after [`LATE_JOIN`]. From then on, a forward position the
+/// backward search has reached solves the level (the forward pushes to it, then the backward
+/// search's pushes from it to the solved position). None when all the forward searches run
+/// out of positions (which proves nothing, see the module's comment) or of the memory they may
+/// use.
 pub(super) fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> Option<Outcome> {
     if level.is_solved() {
         return replay_pushes(level, &[]);
     }
     let tables = Tables::new(level);
     let started = Instant::now();
-    let mut late = false;
     let mut searches = Vec::new();
     for config in CONFIGS {
         match Search::new(level, &tables, config) {
@@ -551,24 +556,37 @@ pub(super) fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBo
             Err(outcome) => return Some(outcome),
         }
     }
+    // Joins late: it solves few levels alone (original level 18 in 7 s) and it meets the forward
+    // searches near the end of long ones (level 44), but its turns would slow the short ones.
+    let mut backward: Option<Backward> = None;
+    let mut backward_running = false;
     while !searches.is_empty() {
-        if !late && started.elapsed() >= LATE_JOIN {
-            late = true;
+        if backward.is_none() && started.elapsed() >= LATE_JOIN {
             for config in LATE_CONFIGS {
                 match Search::new(level, &tables, config) {
                     Ok(search) => searches.push(search),
                     Err(outcome) => return Some(outcome),
                 }
             }
+            backward = Some(Backward::new(level, &tables));
+            backward_running = true;
         }
         let mut k = 0;
         while k < searches.len() {
             let turns = searches[k].config.turns;
-            match searches[k].run(SLICE * turns, deadline, cancel) {
+            match searches[k].run(SLICE * turns, deadline, cancel, backward.as_ref()) {
                 Step::Paused => k += 1,
                 Step::Exhausted | Step::Full => {
                     searches.remove(k);
                 }
+                Step::Done(outcome) => return Some(outcome),
+            }
+        }
+        if let (true, Some(b)) = (backward_running, backward.as_mut()) {
+            match b.run(SLICE, deadline, cancel) {
+                Step::Paused => {}
+                // Its positions stay for the forward searches to meet.
+                Step::Exhausted | Step::Full => backward_running = false,
                 Step::Done(outcome) => return Some(outcome),
             }
         }
@@ -577,7 +595,7 @@ pub(super) fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBo
 }
 
 /// How a turn of one search ended.
-enum Step {
+pub(super) enum Step {
     /// Its expansions are used up; it can go on.
     Paused,
     /// No position left.
@@ -696,7 +714,7 @@ impl<'a> Search<'a> {
     }
 
     /// Expands up to `budget` positions.
-    fn run(&mut self, budget: u64, deadline: Option<Instant>, cancel: &AtomicBool) -> Step {
+    fn run(&mut self, budget: u64, deadline: Option<Instant>, cancel: &AtomicBool, meet: Option<&Backward>) -> Step {
         let level = self.level;
         let tables = self.tables;
         let n = self.n;
@@ -890,8 +908,18 @@ impl<'a> Search<'a> {
                 push_moved(&mut self.arena, &self.boxes, child.moved.0, child.moved.1);
                 // Every box on a goal: packed or out of plan.
                 if (child.features.packed + child.features.out_of_plan) as usize == n {
-                    let outcome = rebuild(level, &self.neighbours, &self.walls, &self.dead, &self.arena, n, &self.nodes, index);
-                    return Step::Done(outcome.unwrap_or(Outcome::OutOfTime));
+                    let pushes = forward_pushes(&self.neighbours, &self.walls, &self.dead, &self.arena, n, &self.nodes, index);
+                    return Step::Done(pushes.and_then(|p| replay_pushes(level, &p)).unwrap_or(Outcome::OutOfTime));
+                }
+                // A position the backward search has reached: the two halves solve the level.
+                if let Some(home) = meet.and_then(|b| b.reached(child.key).map(|at| b.pushes_home(at))) {
+                    let mut pushes = forward_pushes(&self.neighbours, &self.walls, &self.dead, &self.arena, n, &self.nodes, index);
+                    if let (Some(pushes), Some(home)) = (pushes.as_mut(), home) {
+                        pushes.extend(home);
+                        if let Some(outcome) = replay_pushes(level, pushes) {
+                            return Step::Done(outcome);
+                        }
+                    }
                 }
                 let tie = if self.config.fewest_pushes_first { child.pushes } else { child.bound };
                 self.enqueue(child.features, (child_weight, tie, index));
@@ -935,9 +963,8 @@ fn approaching(distance: &[u16], children: &[Child]) -> Option<usize> {
         .map(|(_, i)| i)
 }
 
-/// Rebuilds the pushes of the box moves leading to `index` and replays them.
-#[allow(clippy::too_many_arguments)]
-fn rebuild(level: &Level, neighbours: &[[u16; 4]], walls: &[bool], dead: &[bool], arena: &[u16], n: usize, nodes: &[Node], mut index: u32) -> Option<Outcome> {
+/// The pushes of the box moves from the start to `index`.
+fn forward_pushes(neighbours: &[[u16; 4]], walls: &[bool], dead: &[bool], arena: &[u16], n: usize, nodes: &[Node], mut index: u32) -> Option<Vec<(u16, u8)>> {
     let size = walls.len();
     let (mut region, mut scratch) = (Region::new(size), Region::new(size));
     let mut moves = Vec::new();
@@ -956,7 +983,7 @@ fn rebuild(level: &Level, neighbours: &[[u16; 4]], walls: &[bool], dead: &[bool]
         let path = push_path_to(neighbours, walls, dead, &mut occupied, &region, from as usize, (to as usize, Some(side as usize)), &mut scratch)?;
         pushes.extend(path);
     }
-    replay_pushes(level, &pushes)
+    Some(pushes)
 }
 
 #[cfg(test)]
@@ -1168,7 +1195,7 @@ mod tests {
         for level in levels.iter().take(20) {
             let tables = Tables::new(level);
             let mut search = Search::new(level, &tables, LATE_CONFIGS[0]).ok().unwrap();
-            match search.run(1_000_000, None, &cancel) {
+            match search.run(1_000_000, None, &cancel, None) {
                 Step::Done(Outcome::Solved { lurd, .. }) => assert!(verify(level, &lurd), "level {}", level.title),
                 _ => panic!("level {} not solved", level.title),
             }
@@ -1185,7 +1212,7 @@ mod tests {
         for level in levels.iter().take(20) {
             let tables = Tables::new(level);
             let mut search = Search::new(level, &tables, config).ok().unwrap();
-            match search.run(1_000_000, None, &cancel) {
+            match search.run(1_000_000, None, &cancel, None) {
                 Step::Done(Outcome::Solved { lurd, .. }) => assert!(verify(level, &lurd), "level {}", level.title),
                 _ => panic!("level {} not solved", level.title),
             }

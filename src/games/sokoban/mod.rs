@@ -9,7 +9,9 @@
 //!   being reported. It runs first a FESS-style search (`fess`: box moves, a feature space of
 //!   packing, connectivity and out-of-plan boxes visited in turn, moves suggested by advisors
 //!   for free), then a push-level best-first search (dead squares, freeze deadlocks, a matching
-//!   lower bound, macros) whose full pass can prove a level unsolvable. Their helpers: `corral`
+//!   lower bound, macros) whose full pass can prove a level unsolvable. On long searches FESS is
+//!   joined by `backward`, which pulls boxes from the solved position; a forward position it has
+//!   reached solves the level. Their helpers: `corral`
 //!   (PI-corral pruning, corral deadlocks), `deadlock` (corral deadlocks proved by a small
 //!   search of the corral's boxes alone, for FESS) and `packing` (the order in which to fill the
 //!   goals).
@@ -18,6 +20,7 @@ pub mod editor;
 pub mod files;
 pub mod game;
 pub mod level;
+mod backward;
 mod corral;
 mod deadlock;
 mod fess;

@@ -101,7 +101,7 @@ fn pull_distances(level: &Level, goal: usize) -> Vec<u16> {
 
 /// The least total cost of giving every row its own column (Hungarian method, O(n^3)), or
 /// `None` when no assignment avoids the forbidden (`u32::MAX`) entries. `cost` is n x n.
-fn minimum_matching(cost: &[u32], n: usize) -> Option<u32> {
+pub(super) fn minimum_matching(cost: &[u32], n: usize) -> Option<u32> {
     const FORBIDDEN: i64 = 1 << 40;
     let at = |row: usize, column: usize| match cost[row * n + column] {
         u32::MAX => FORBIDDEN,

@@ -19,22 +19,12 @@ use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use super::fess::{Areas, Step};
+use super::fess::{Areas, KeyTable, Node, Step};
 use super::level::Level;
 use super::solver::{board_tables, minimum_matching, push_path_to, replay_pushes, Outcome, Region, Tables, NONE};
 
 /// Memory the positions may take (about), as for one FESS configuration.
 const MEMORY: usize = 1 << 30;
-
-/// A position of the backward search (its boxes in the arena).
-struct Node {
-    player: u16,
-    parent: u32,
-    /// The pull move that led here: the box's cell before and after, and the side of the cell
-    /// before on which the player stood for its first pull (where a forward push ends).
-    moved: (u16, u16, u8),
-    areas: u16,
-}
 
 /// A position's coordinates in the backward feature space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -77,56 +67,6 @@ fn push_distances(neighbours: &[[u16; 4]], walls: &[bool], start: usize) -> Vec<
     distance
 }
 
-/// The backward positions by Zobrist key, with their index (open addressing, linear probing,
-/// key 0 stored as 1 as in the seen table), so that a forward search can look up a position
-/// the backward search has reached and join the two halves.
-struct Reached {
-    slots: Vec<(u64, u32)>,
-    len: usize,
-}
-
-impl Reached {
-    fn new() -> Reached {
-        Reached { slots: vec![(0, 0); 1 << 12], len: 0 }
-    }
-
-    fn slot(&self, key: u64) -> (usize, bool) {
-        let mask = self.slots.len() - 1;
-        let mut at = key as usize & mask;
-        loop {
-            match self.slots[at].0 {
-                0 => return (at, false),
-                k if k == key => return (at, true),
-                _ => at = (at + 1) & mask,
-            }
-        }
-    }
-
-    fn get(&self, key: u64) -> Option<u32> {
-        let (at, found) = self.slot(key.max(1));
-        found.then(|| self.slots[at].1)
-    }
-
-    /// Adds `key` with its position's index; false when it was there already.
-    fn insert(&mut self, key: u64, index: u32) -> bool {
-        let key = key.max(1);
-        if 2 * (self.len + 1) > self.slots.len() {
-            let grown = vec![(0, 0); 2 * self.slots.len()];
-            let old = std::mem::replace(&mut self.slots, grown);
-            for (k, i) in old.into_iter().filter(|&(k, _)| k != 0) {
-                let (at, _) = self.slot(k);
-                self.slots[at] = (k, i);
-            }
-        }
-        let (at, found) = self.slot(key);
-        if !found {
-            self.slots[at] = (key, index);
-            self.len += 1;
-        }
-        !found
-    }
-}
-
 /// The backward search, resumable in turns.
 pub(super) struct Backward<'a> {
     level: &'a Level,
@@ -149,7 +89,8 @@ pub(super) struct Backward<'a> {
     n: usize,
     arena: Vec<u16>,
     nodes: Vec<Node>,
-    seen: Reached,
+    /// The positions reached, with their index (for a forward search that meets one).
+    seen: KeyTable<u32>,
     cell_of: HashMap<Features, usize>,
     cells: Vec<BinaryHeap<Reverse<(u32, u32, u32)>>>,
     turn: usize,
@@ -184,7 +125,7 @@ impl<'a> Backward<'a> {
             n: goals.len(),
             arena: Vec::new(),
             nodes: Vec::new(),
-            seen: Reached::new(),
+            seen: KeyTable::new(),
             cell_of: HashMap::new(),
             cells: Vec::new(),
             turn: 0,
@@ -216,7 +157,7 @@ impl<'a> Backward<'a> {
             let index = search.nodes.len() as u32;
             search.nodes.push(Node { player, parent: u32::MAX, moved: (0, 0, 0), areas });
             search.arena.extend_from_slice(&goals);
-            search.seen.insert(tables.hash(&goals, player), index);
+            search.seen.insert_with(tables.hash(&goals, player), index);
             search.enqueue(Features { placed, areas }, (0, bound, index));
         }
         search
@@ -288,7 +229,7 @@ impl<'a> Backward<'a> {
             let connecting = pick(&|c| (c.features.areas < parent_features.areas).then_some((c.features.areas as u32, c.bound)));
             for (i, child) in children.iter().enumerate() {
                 let index = self.nodes.len() as u32;
-                if !self.seen.insert(child.key, index) {
+                if !self.seen.insert_with(child.key, index) {
                     continue;
                 }
                 self.nodes.push(Node { player: child.player, parent, moved: child.moved, areas: child.features.areas });

@@ -52,26 +52,30 @@ use super::level::Level;
 use super::packing::packing_order;
 use super::solver::{board_tables, flood_from, push_path_to, replay_pushes, Order, Outcome, Region, Tables, NONE};
 
-/// The positions seen, by Zobrist key: an open-addressing table of keys with linear probing.
+/// Positions by Zobrist key, each with a value: an open-addressing table with linear probing.
 /// The keys are uniformly random already, so their low bits pick the slot; one probe usually
-/// touches a single cache line (a general hash set reads its control bytes and then the slot).
+/// touches a single cache line (a general hash map reads its control bytes and then the slot).
 /// Key 0 marks an empty slot, so a key of 0 is stored as 1 (one more possible collision, which
-/// can only hide a position, as any Zobrist collision).
-pub(super) struct Seen {
-    slots: Vec<u64>,
+/// can only hide a position, as any Zobrist collision). [`Seen`] keeps no value (its slots are
+/// the keys alone); the backward search keeps each position's index.
+pub(super) struct KeyTable<V> {
+    slots: Vec<(u64, V)>,
     len: usize,
 }
 
-impl Seen {
-    pub(super) fn new() -> Seen {
-        Seen { slots: vec![0; 1 << 12], len: 0 }
+/// The positions seen by a FESS search.
+pub(super) type Seen = KeyTable<()>;
+
+impl<V: Copy + Default> KeyTable<V> {
+    pub(super) fn new() -> KeyTable<V> {
+        KeyTable { slots: vec![(0, V::default()); 1 << 12], len: 0 }
     }
 
     fn slot(&self, key: u64) -> (usize, bool) {
         let mask = self.slots.len() - 1;
         let mut at = key as usize & mask;
         loop {
-            match self.slots[at] {
+            match self.slots[at].0 {
                 0 => return (at, false),
                 k if k == key => return (at, true),
                 _ => at = (at + 1) & mask,
@@ -79,9 +83,9 @@ impl Seen {
         }
     }
 
-    /// The slot where the probe for `key` starts.
+    /// The key in the slot where the probe for `key` starts.
     fn home(&self, key: u64) -> u64 {
-        self.slots[key.max(1) as usize & (self.slots.len() - 1)]
+        self.slots[key.max(1) as usize & (self.slots.len() - 1)].0
     }
 
     #[cfg(test)]
@@ -89,23 +93,36 @@ impl Seen {
         self.slot(key.max(1)).1
     }
 
-    /// Adds `key`; false when it was there already.
-    pub(super) fn insert(&mut self, key: u64) -> bool {
+    /// The value kept with `key`, if it is there.
+    pub(super) fn get(&self, key: u64) -> Option<V> {
+        let (at, found) = self.slot(key.max(1));
+        found.then(|| self.slots[at].1)
+    }
+
+    /// Adds `key` with `value`; false (and the value kept) when it was there already.
+    pub(super) fn insert_with(&mut self, key: u64, value: V) -> bool {
         let key = key.max(1);
         if 2 * (self.len + 1) > self.slots.len() {
-            let grown = vec![0; 2 * self.slots.len()];
+            let grown = vec![(0, V::default()); 2 * self.slots.len()];
             let old = std::mem::replace(&mut self.slots, grown);
-            for k in old.into_iter().filter(|&k| k != 0) {
+            for (k, v) in old.into_iter().filter(|&(k, _)| k != 0) {
                 let (at, _) = self.slot(k);
-                self.slots[at] = k;
+                self.slots[at] = (k, v);
             }
         }
         let (at, found) = self.slot(key);
         if !found {
-            self.slots[at] = key;
+            self.slots[at] = (key, value);
             self.len += 1;
         }
         !found
+    }
+}
+
+impl Seen {
+    /// Adds `key`; false when it was there already.
+    pub(super) fn insert(&mut self, key: u64) -> bool {
+        self.insert_with(key, ())
     }
 }
 
@@ -165,15 +182,18 @@ impl Queue {
     }
 }
 
-/// A position of the search: its boxes live in the search's box arena.
-struct Node {
-    player: u16,
-    parent: u32,
-    /// The box move that led here: the box's cell before and after, and a side of the box
-    /// (after) that the player reaches.
-    moved: (u16, u16, u8),
+/// A position of a search (also of the backward search): its boxes live in the search's box
+/// arena.
+pub(super) struct Node {
+    /// The smallest cell of the player's area.
+    pub(super) player: u16,
+    pub(super) parent: u32,
+    /// The box move that led here: the box's cell before and after, and a side the player
+    /// stands on (forwards: a side of the box after that the player reaches; backwards: the side
+    /// of the cell before where the first pull starts, where a forward push ends).
+    pub(super) moved: (u16, u16, u8),
     /// The areas of free floor (its features' connectivity, kept so as not to count again).
-    areas: u16,
+    pub(super) areas: u16,
 }
 
 /// A position's coordinates in the feature space.

@@ -14,12 +14,11 @@
 //! squares (pushes from the square to the box) must exist. Pull positions have no freeze or
 //! corral deadlocks of the forward kind, so none are sought.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use super::fess::{Areas, KeyTable, Node, Step};
+use super::fess::{Areas, Cells, KeyTable, Node, Step};
 use super::level::Level;
 use super::solver::{board_tables, minimum_matching, push_path_to, replay_pushes, Outcome, Region, Tables, NONE};
 
@@ -91,9 +90,7 @@ pub(super) struct Backward<'a> {
     nodes: Vec<Node>,
     /// The positions reached, with their index (for a forward search that meets one).
     seen: KeyTable<u32>,
-    cell_of: HashMap<Features, usize>,
-    cells: Vec<BinaryHeap<Reverse<(u32, u32, u32)>>>,
-    turn: usize,
+    cells: Cells<Features>,
     visited: Vec<[bool; 4]>,
     touched: Vec<usize>,
     queue: VecDeque<(u16, u8, u8, u32)>,
@@ -126,9 +123,7 @@ impl<'a> Backward<'a> {
             arena: Vec::new(),
             nodes: Vec::new(),
             seen: KeyTable::new(),
-            cell_of: HashMap::new(),
-            cells: Vec::new(),
-            turn: 0,
+            cells: Cells::new(),
             visited: vec![[false; 4]; size],
             touched: Vec::new(),
             queue: VecDeque::new(),
@@ -172,12 +167,7 @@ impl<'a> Backward<'a> {
 
     fn enqueue(&mut self, mut features: Features, item: (u32, u32, u32)) {
         features.areas = features.areas.min(AREAS_CAP);
-        let cells = &mut self.cells;
-        let index = *self.cell_of.entry(features).or_insert_with(|| {
-            cells.push(BinaryHeap::new());
-            cells.len() - 1
-        });
-        cells[index].push(Reverse(item));
+        self.cells.push(features, item);
     }
 
     /// The least total pushes from the start squares to these boxes, each square its own box;
@@ -197,11 +187,7 @@ impl<'a> Backward<'a> {
     pub(super) fn run(&mut self, budget: u64, deadline: Option<Instant>, cancel: &AtomicBool) -> Step {
         let n = self.n;
         for expanded in 0..budget {
-            let count = self.cells.len();
-            let Some(offset) = (0..count).find(|&k| !self.cells[(self.turn + k) % count].is_empty()) else { return Step::Exhausted };
-            let cell = (self.turn + offset) % count;
-            self.turn = cell + 1;
-            let Reverse((weight, _, parent)) = self.cells[cell].pop().unwrap();
+            let Some((weight, _, parent)) = self.cells.next() else { return Step::Exhausted };
             if expanded % 16 == 15 && (cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d)) {
                 return Step::Done(Outcome::OutOfTime);
             }

@@ -41,7 +41,7 @@
 //! a solution is rebuilt push by push and replayed by the game before it is reported.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -242,6 +242,46 @@ impl Hasher for FeatureHasher {
         // The high bits of the product depend on all of the fields: folded down for the low bits.
         let h = self.0.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         h ^ h >> 32
+    }
+}
+
+/// The cells of a feature space, each a queue of positions by (weight, tie-break, index),
+/// visited in turn (round-robin): the forward searches' and the backward search's.
+pub(super) struct Cells<F> {
+    cell_of: HashMap<F, usize, BuildHasherDefault<FeatureHasher>>,
+    queues: Vec<Queue>,
+    /// The next cell to take a position from.
+    turn: usize,
+}
+
+impl<F: Hash + Eq> Cells<F> {
+    pub(super) fn new() -> Cells<F> {
+        Cells { cell_of: HashMap::default(), queues: Vec::new(), turn: 0 }
+    }
+
+    /// Queues a position in the cell of `features`.
+    pub(super) fn push(&mut self, features: F, item: (u32, u32, u32)) {
+        let queues = &mut self.queues;
+        let index = *self.cell_of.entry(features).or_insert_with(|| {
+            queues.push(Queue::default());
+            queues.len() - 1
+        });
+        queues[index].push(item);
+    }
+
+    /// The first position of the next non-empty cell in turn; None when every cell is empty.
+    pub(super) fn next(&mut self) -> Option<(u32, u32, u32)> {
+        let count = self.queues.len();
+        let offset = (0..count).find(|&k| !self.queues[(self.turn + k) % count].is_empty())?;
+        let cell = (self.turn + offset) % count;
+        self.turn = cell + 1;
+        self.queues[cell].pop()
+    }
+
+    /// How many cells have been used.
+    #[cfg(test)]
+    pub(super) fn len(&self) -> usize {
+        self.queues.len()
     }
 }
 
@@ -647,11 +687,8 @@ struct Search<'a> {
     arena: Vec<u16>,
     nodes: Vec<Node>,
     seen: Seen,
-    /// The feature space's cells, each a queue of positions by (weight, tie-break, index).
-    cell_of: HashMap<Features, usize, BuildHasherDefault<FeatureHasher>>,
-    cells: Vec<Queue>,
-    /// The next cell to take a position from.
-    turn: usize,
+    /// The feature space's cells.
+    cells: Cells<Features>,
     visited: Vec<[bool; 4]>,
     touched: Vec<usize>,
     queue: std::collections::VecDeque<(u16, u8, u32)>,
@@ -695,9 +732,7 @@ impl<'a> Search<'a> {
             arena: start_boxes.clone(),
             nodes: Vec::new(),
             seen: Seen::new(),
-            cell_of: HashMap::default(),
-            cells: Vec::new(),
-            turn: 0,
+            cells: Cells::new(),
             visited: vec![[false; 4]; size],
             touched: Vec::new(),
             queue: std::collections::VecDeque::new(),
@@ -725,12 +760,7 @@ impl<'a> Search<'a> {
     fn enqueue(&mut self, mut features: Features, item: (u32, u32, u32)) {
         features.areas = features.areas.min(self.config.areas_cap);
         features.out_of_plan = features.out_of_plan.min(self.config.plan_cap);
-        let cells = &mut self.cells;
-        let index = *self.cell_of.entry(features).or_insert_with(|| {
-            cells.push(Queue::default());
-            cells.len() - 1
-        });
-        cells[index].push(item);
+        self.cells.push(features, item);
     }
 
     /// Expands up to `budget` positions.
@@ -740,11 +770,7 @@ impl<'a> Search<'a> {
         let n = self.n;
         for _ in 0..budget {
             // The next non-empty cell in turn.
-            let count = self.cells.len();
-            let Some(offset) = (0..count).find(|&k| !self.cells[(self.turn + k) % count].is_empty()) else { return Step::Exhausted };
-            let cell = (self.turn + offset) % count;
-            self.turn = cell + 1;
-            let (weight, _, parent) = self.cells[cell].pop().unwrap();
+            let Some((weight, _, parent)) = self.cells.next() else { return Step::Exhausted };
             self.expanded += 1;
             if self.expanded.is_multiple_of(16) && (cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d)) {
                 return Step::Done(Outcome::OutOfTime);

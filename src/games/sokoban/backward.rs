@@ -4,12 +4,13 @@
 //!
 //! Why: a goal room that must be filled in a careful order is hard going forwards (every wrong
 //! box in the room has to come out again) and easy backwards (pulling boxes out of a room never
-//! shuts another in), while the start's open rooms are easy to fill backwards. Levels whose
-//! forward searches get 14 of 15 boxes home and stall are of that kind.
+//! shuts another in), while the start's open rooms are easy to fill backwards. And where the
+//! forward searches come near the end and stall, the backward one may have been there: a
+//! forward position it has reached is solved (`fess.rs`).
 //!
 //! The search is FESS-like too: box moves (one box pulled any number of times, the others
 //! still), a feature space of boxes on start squares and areas of free floor, visited in turn,
-//! moves suggested by an advisor costing nothing. Its own pruning: a box is never pulled onto a
+//! the moves its two advisors suggest costing nothing. Its own pruning: a box is never pulled onto a
 //! cell that no start square can push a box to, and the minimum-cost matching of boxes to start
 //! squares (pushes from the square to the box) must exist. Pull positions have no freeze or
 //! corral deadlocks of the forward kind, so none are sought.

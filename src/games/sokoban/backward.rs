@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use super::fess::{Areas, Cells, KeyTable, Node, Step};
 use super::level::Level;
-use super::solver::{board_tables, minimum_matching, push_path_to, replay_pushes, Outcome, Region, Tables, NONE};
+use super::solver::{board_tables, minimum_matching, push_path_to, replay_pushes, Outcome, Reach, Region, Tables, NONE};
 
 /// Memory the positions may take (about), as for one FESS configuration.
 const MEMORY: usize = 1 << 30;
@@ -79,6 +79,8 @@ pub(super) struct Backward<'a> {
     stranded: Vec<bool>,
     /// For each start square, the pushes from it to each cell.
     from_start: Vec<Vec<u16>>,
+    /// For each cell, the start squares that can push a box to it.
+    reach_starts: Reach,
     nearest_start: Vec<u16>,
     on_start: Vec<bool>,
     start_player: u16,
@@ -96,6 +98,8 @@ pub(super) struct Backward<'a> {
     touched: Vec<usize>,
     queue: VecDeque<(u16, u8, u8, u32)>,
     children: Vec<Child>,
+    /// The (cell, player's area) pairs the pulled box has reached (one child each).
+    made: Vec<(u16, u16)>,
     cost: Vec<u32>,
 }
 
@@ -112,6 +116,7 @@ impl<'a> Backward<'a> {
             level,
             tables,
             stranded: nearest_start.iter().map(|&d| d == u16::MAX).collect(),
+            reach_starts: Reach::new(&from_start, size),
             from_start,
             nearest_start,
             on_start: level.boxes.clone(),
@@ -129,6 +134,7 @@ impl<'a> Backward<'a> {
             touched: Vec::new(),
             queue: VecDeque::new(),
             children: Vec::new(),
+            made: Vec::new(),
             cost: Vec::new(),
             neighbours,
             walls,
@@ -142,12 +148,13 @@ impl<'a> Backward<'a> {
         let areas = search.areas.count(&search.neighbours, &search.walls, &search.occupied);
         let placed = goals.iter().filter(|&&g| search.on_start[g as usize]).count() as u16;
         let bound: u32 = goals.iter().map(|&g| search.nearest_start[g as usize] as u32).sum();
-        let mut roots = Vec::new();
+        let (mut roots, mut covered) = (Vec::new(), vec![false; size]);
         for cell in 0..size {
-            if search.walls[cell] || search.occupied[cell] || roots.iter().any(|&r: &u16| search.region_holds(r, cell)) {
+            if search.walls[cell] || search.occupied[cell] || covered[cell] {
                 continue;
             }
             roots.push(search.region.flood(&search.neighbours, &search.walls, &search.occupied, cell));
+            (0..size).filter(|&c| search.region.contains(c)).for_each(|c| covered[c] = true);
         }
         for player in roots {
             let index = search.nodes.len() as u32;
@@ -159,21 +166,19 @@ impl<'a> Backward<'a> {
         search
     }
 
-    /// Whether the free cell `cell` is in the area whose smallest cell is `root` (the boxes in
-    /// `occupied`).
-    fn region_holds(&mut self, root: u16, cell: usize) -> bool {
-        self.scratch.flood(&self.neighbours, &self.walls, &self.occupied, root as usize);
-        self.scratch.contains(cell)
-    }
-
     fn enqueue(&mut self, mut features: Features, item: (u32, u32, u32)) {
         features.areas = features.areas.min(AREAS_CAP);
         self.cells.push(features, item);
     }
 
-    /// The least total pushes from the start squares to these boxes, each square its own box;
-    /// None when no such assignment exists (the position can never be pulled back to the start).
-    fn matching(&mut self, boxes: &[u16]) -> Option<u32> {
+    /// Whether every box can be given its own start square that can push a box to it (else the
+    /// position can never be pulled back to the start).
+    fn can_match(&mut self, boxes: &[u16]) -> bool {
+        if let Some(verdict) = self.reach_starts.can_match(boxes) {
+            return verdict;
+        }
+        // More than 128 start squares: the cheapest assignment (pushes from each start square to
+        // each box) exists or not.
         self.cost.clear();
         for &b in boxes {
             self.cost.extend(self.from_start.iter().map(|d| match d[b as usize] {
@@ -181,7 +186,7 @@ impl<'a> Backward<'a> {
                 pushes => pushes as u32,
             }));
         }
-        minimum_matching(&self.cost, boxes.len())
+        minimum_matching(&self.cost, boxes.len()).is_some()
     }
 
     /// Expands up to `budget` positions.
@@ -197,7 +202,7 @@ impl<'a> Backward<'a> {
             }
             let at = parent as usize * n;
             let boxes: Vec<u16> = self.arena[at..at + n].to_vec();
-            if self.matching(&boxes).is_none() {
+            if !self.can_match(&boxes) {
                 continue;
             }
             self.occupied.iter_mut().for_each(|o| *o = false);
@@ -238,9 +243,8 @@ impl<'a> Backward<'a> {
     fn expand(&mut self, boxes: &[u16], parent_bound: u32) {
         let (neighbours, walls) = (&self.neighbours, &self.walls);
         let occupied = &mut self.occupied;
-        let (visited, touched, queue, children) = (&mut self.visited, &mut self.touched, &mut self.queue, &mut self.children);
+        let (visited, touched, queue, children, made) = (&mut self.visited, &mut self.touched, &mut self.queue, &mut self.children, &mut self.made);
         children.clear();
-        let mut made: Vec<(u16, u16)> = Vec::new();
         // The position's areas, named once for all its boxes.
         self.areas.label(neighbours, walls, occupied);
         for slot in 0..boxes.len() {
@@ -404,6 +408,37 @@ mod tests {
             }
         }
         assert!(checked > 500, "{checked}");
+    }
+
+    /// The start squares' matching check agrees with the cheapest assignment of start squares to
+    /// boxes, on random boxes on the Microban levels.
+    #[test]
+    fn start_square_matching_agrees_with_the_cheapest_assignment() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        let (mut matched, mut unmatched) = (0, 0);
+        for level in microban().iter().take(80) {
+            let tables = Tables::new(level);
+            let mut backward = Backward::new(level, &tables);
+            let open: Vec<u16> = (0..backward.walls.len()).filter(|&c| !backward.walls[c] && !backward.stranded[c]).map(|c| c as u16).collect();
+            // Cells that some start squares cannot push a box to: boxes there compete.
+            let partial: Vec<u16> = open.iter().copied().filter(|&c| backward.from_start.iter().any(|d| d[c as usize] == u16::MAX)).collect();
+            for round in 0..20 {
+                let open = if round % 2 == 1 && partial.len() >= backward.n { &partial } else { &open };
+                let mut boxes: Vec<u16> = Vec::new();
+                while boxes.len() < backward.n.min(open.len()) {
+                    let cell = open[rng.gen_range(0..open.len())];
+                    if !boxes.contains(&cell) {
+                        boxes.push(cell);
+                    }
+                }
+                let cost: Vec<u32> = boxes.iter().flat_map(|&b| backward.from_start.iter().map(move |d| if d[b as usize] == u16::MAX { u32::MAX } else { d[b as usize] as u32 })).collect();
+                let expected = minimum_matching(&cost, boxes.len()).is_some();
+                assert_eq!(backward.can_match(&boxes), expected, "level {} boxes {boxes:?}", level.title);
+                if expected { matched += 1 } else { unmatched += 1 }
+            }
+        }
+        assert!(matched > 100 && unmatched > 100, "{matched} matched, {unmatched} not");
     }
 
     /// A box is pulled only where some start square can push it: here the box starts in a

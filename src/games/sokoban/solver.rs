@@ -75,9 +75,45 @@ pub(super) struct Tables<'a> {
     zobrist_player: Vec<u64>,
     /// Each cell's neighbour in each direction ([`NONE`] off the grid), for the freeze check.
     neighbours: Vec<[u16; 4]>,
-    /// For each cell, the goals a box on it can still reach, as bits by goal index (None with
-    /// more than 128 goals).
-    reachable_goals: Option<Vec<u128>>,
+    /// For each cell, the goals a box on it can still reach.
+    reachable_goals: Reach,
+}
+
+/// For each cell, the targets (goals, or the backward search's start squares) a box on it can
+/// still reach, as bits by target index; none kept with more than 128 targets.
+pub(super) struct Reach(Option<Vec<u128>>);
+
+impl Reach {
+    /// From each target's distances (`u16::MAX`: unreachable) over the `size` cells.
+    pub(super) fn new(distances: &[Vec<u16>], size: usize) -> Reach {
+        Reach((distances.len() <= 128).then(|| {
+            (0..size).map(|cell| distances.iter().enumerate().filter(|(_, d)| d[cell] != u16::MAX).fold(0, |bits, (t, _)| bits | 1u128 << t)).collect()
+        }))
+    }
+
+    /// Whether every box can be given its own target it can still reach: a matching by
+    /// augmenting paths over bits of targets (far cheaper than the cheapest assignment). None
+    /// with more than 128 targets (the caller then asks the cheapest assignment).
+    pub(super) fn can_match(&self, boxes: &[u16]) -> Option<bool> {
+        let reach = self.0.as_ref()?;
+        let mut owner = [0u8; 128];
+        let mut taken = 0u128;
+        for b in 0..boxes.len() {
+            let free = reach[boxes[b] as usize] & !taken;
+            let target = if free != 0 {
+                free.trailing_zeros() as usize // a free target: no path to search
+            } else {
+                let mut visited = 0;
+                match augment(reach, boxes, b, &mut owner, &mut taken, &mut visited) {
+                    Some(target) => target,
+                    None => return Some(false),
+                }
+            };
+            owner[target] = b as u8;
+            taken |= 1 << target;
+        }
+        Some(true)
+    }
 }
 
 /// Pushes needed to bring a box from each cell to `goal` (no other box in the way): a
@@ -163,9 +199,7 @@ impl<'a> Tables<'a> {
         let distance_to_each_goal: Vec<Vec<u16>> = (0..size).filter(|&c| level.goals[c]).map(|goal| pull_distances(level, goal)).collect();
         let distance = (0..size).map(|cell| distance_to_each_goal.iter().map(|d| d[cell]).min().unwrap_or(u16::MAX)).collect();
         let mut rng = ChaCha8Rng::seed_from_u64(0x5050_b0a4);
-        let reachable_goals = (distance_to_each_goal.len() <= 128).then(|| {
-            (0..size).map(|cell| distance_to_each_goal.iter().enumerate().filter(|(_, d)| d[cell] != u16::MAX).fold(0, |bits, (g, _)| bits | 1u128 << g)).collect()
-        });
+        let reachable_goals = Reach::new(&distance_to_each_goal, size);
         Tables {
             reachable_goals,
             level,
@@ -174,7 +208,7 @@ impl<'a> Tables<'a> {
             goal_index: (0..size).map(|cell| level.goals[cell].then(|| (0..cell).filter(|&c| level.goals[c]).count())).collect(),
             zobrist_box: (0..size).map(|_| rng.gen()).collect(),
             zobrist_player: (0..size).map(|_| rng.gen()).collect(),
-            neighbours: (0..size).map(|c| std::array::from_fn(|d| level.neighbour(c, d).map_or(NONE, |n| n as u16))).collect(),
+            neighbours: neighbour_table(level),
         }
     }
 
@@ -197,24 +231,7 @@ impl<'a> Tables<'a> {
     /// [`Tables::lower_bound`] being `Some`, but only a matching, by augmenting paths over bits of
     /// goals (far cheaper than the cheapest assignment).
     pub(super) fn can_match(&self, boxes: &[u16]) -> bool {
-        let Some(reach) = &self.reachable_goals else { return self.lower_bound(boxes).is_some() };
-        let mut owner = [0u8; 128];
-        let mut taken = 0u128;
-        for b in 0..boxes.len() {
-            let free = reach[boxes[b] as usize] & !taken;
-            let goal = if free != 0 {
-                free.trailing_zeros() as usize // a free goal: no path to search
-            } else {
-                let mut visited = 0;
-                match augment(reach, boxes, b, &mut owner, &mut taken, &mut visited) {
-                    Some(goal) => goal,
-                    None => return false,
-                }
-            };
-            owner[goal] = b as u8;
-            taken |= 1 << goal;
-        }
-        true
+        self.reachable_goals.can_match(boxes).unwrap_or_else(|| self.lower_bound(boxes).is_some())
     }
 
     pub(super) fn hash(&self, boxes: &[u16], player: u16) -> u64 {
@@ -279,10 +296,10 @@ impl<'a> Tables<'a> {
     }
 }
 
-/// An augmenting path from box `b` (Kuhn's algorithm): some goal `b` reaches is free, or held by a
-/// box that can move on to another; the boxes along the path are moved on (the free goal at its
-/// end is taken), and the goal left for `b` returned (its owner is the caller's to set).
-/// `visited`: goals tried already.
+/// An augmenting path from box `b` (Kuhn's algorithm): some target `b` reaches is free, or held by
+/// a box that can move on to another; the boxes along the path are moved on (the free target at
+/// its end is taken), and the target left for `b` returned (its owner is the caller's to set).
+/// `visited`: targets tried already.
 fn augment(reach: &[u128], boxes: &[u16], b: usize, owner: &mut [u8; 128], taken: &mut u128, visited: &mut u128) -> Option<usize> {
     let mut candidates = reach[boxes[b] as usize] & !*visited;
     while candidates != 0 {
@@ -404,11 +421,16 @@ impl Order {
     }
 }
 
+/// Each cell's neighbour in each direction ([`NONE`] off the grid).
+fn neighbour_table(level: &Level) -> Vec<[u16; 4]> {
+    (0..level.width * level.height).map(|c| std::array::from_fn(|d| level.neighbour(c, d).map_or(NONE, |n| n as u16))).collect()
+}
+
 /// The board as the search sees it: each cell's neighbours ([`NONE`] off the grid), walls
 /// (floor outside the walls counts as wall, so that it never looks like a corral) and dead cells.
 pub(super) fn board_tables(level: &Level) -> (Vec<[u16; 4]>, Vec<bool>, Vec<bool>) {
     let size = level.width * level.height;
-    let neighbours = (0..size).map(|c| std::array::from_fn(|d| level.neighbour(c, d).map_or(NONE, |n| n as u16))).collect();
+    let neighbours = neighbour_table(level);
     let inside = level.reachable(level.player, |cell| level.walls[cell]);
     let walls = (0..size).map(|cell| level.walls[cell] || !inside[cell]).collect();
     let mut dead = vec![true; size];

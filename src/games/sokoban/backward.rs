@@ -414,7 +414,8 @@ mod tests {
     /// boxes, on random boxes on the Microban levels.
     #[test]
     fn start_square_matching_agrees_with_the_cheapest_assignment() {
-        use rand::{Rng, SeedableRng};
+        use crate::games::sokoban::solver::tests::random_cells;
+        use rand::SeedableRng;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
         let (mut matched, mut unmatched) = (0, 0);
         for level in microban().iter().take(80) {
@@ -425,13 +426,7 @@ mod tests {
             let partial: Vec<u16> = open.iter().copied().filter(|&c| backward.from_start.iter().any(|d| d[c as usize] == u16::MAX)).collect();
             for round in 0..20 {
                 let open = if round % 2 == 1 && partial.len() >= backward.n { &partial } else { &open };
-                let mut boxes: Vec<u16> = Vec::new();
-                while boxes.len() < backward.n.min(open.len()) {
-                    let cell = open[rng.gen_range(0..open.len())];
-                    if !boxes.contains(&cell) {
-                        boxes.push(cell);
-                    }
-                }
+                let boxes = random_cells(&mut rng, open, backward.n);
                 let cost: Vec<u32> = boxes.iter().flat_map(|&b| backward.from_start.iter().map(move |d| if d[b as usize] == u16::MAX { u32::MAX } else { d[b as usize] as u32 })).collect();
                 let expected = minimum_matching(&cost, boxes.len()).is_some();
                 assert_eq!(backward.can_match(&boxes), expected, "level {} boxes {boxes:?}", level.title);

@@ -791,7 +791,7 @@ pub fn verify(level: &Level, lurd: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use std::collections::HashSet;
     use crate::games::sokoban::level::parse_collection;
@@ -982,6 +982,18 @@ mod tests {
         assert_eq!(push_path(&neighbours, &walls, &dead, &mut occupied, &region, at(3, 3), at(1, 1), &mut scratch), None);
     }
 
+    /// `count` distinct cells drawn at random from `cells` (all of them when there are fewer).
+    pub(in crate::games::sokoban) fn random_cells(rng: &mut impl Rng, cells: &[u16], count: usize) -> Vec<u16> {
+        let mut drawn: Vec<u16> = Vec::new();
+        while drawn.len() < count.min(cells.len()) {
+            let cell = cells[rng.gen_range(0..cells.len())];
+            if !drawn.contains(&cell) {
+                drawn.push(cell);
+            }
+        }
+        drawn
+    }
+
     /// The matching check agrees with the cheapest assignment's, on random boxes (on cells from
     /// which some goal is still reachable) on the Microban levels.
     #[test]
@@ -997,13 +1009,7 @@ mod tests {
             let n = tables.distance_to_each_goal.len();
             for round in 0..40 {
                 let live = if round % 2 == 1 && partial.len() >= n { &partial } else { &live };
-                let mut boxes: Vec<u16> = Vec::new();
-                while boxes.len() < n.min(live.len()) {
-                    let cell = live[rng.gen_range(0..live.len())];
-                    if !boxes.contains(&cell) {
-                        boxes.push(cell);
-                    }
-                }
+                let boxes = random_cells(&mut rng, live, n);
                 let expected = tables.lower_bound(&boxes).is_some();
                 assert_eq!(tables.can_match(&boxes), expected, "level {} boxes {boxes:?}", level.title);
                 if expected { matched += 1 } else { unmatched += 1 }

@@ -45,3 +45,21 @@ fn bad_time_limits_and_optimise_values_are_named() {
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("pushes"), "{}", String::from_utf8_lossy(&output.stderr));
 }
+
+#[test]
+fn memory_limits_are_checked_and_stated() {
+    for bad in ["0", "-1", "inf"] {
+        let output = boardwatch(&["sokoban", "solve", MICROBAN, "--level", "1", "--memory-limit", bad]);
+        assert!(!output.status.success(), "--memory-limit {bad} was accepted");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("--memory-limit"), "{stderr}");
+    }
+    // A small budget still solves small levels, and the table states the budget.
+    let two = std::env::temp_dir().join(format!("boardwatch-sokoban-two-{}.xsb", std::process::id()));
+    std::fs::write(&two, "; 1\n#####\n#@$.#\n#####\n\n; 2\n######\n#@$ .#\n######\n").unwrap();
+    let output = boardwatch(&["sokoban", "bench", two.to_str().unwrap(), "--time-limit", "5", "--memory-limit", "0.25"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    std::fs::remove_file(&two).unwrap();
+    assert!(stdout.contains("solved 2/2") && stdout.contains("0.2 GiB of memory each"), "{stdout}");
+}

@@ -10,7 +10,7 @@ use boardwatch::games::sokoban::files::read_levels;
 use boardwatch::games::sokoban::game::Game;
 use boardwatch::games::sokoban::level::Level;
 use boardwatch::games::sokoban::LURD_LETTERS as LURD;
-use boardwatch::games::sokoban::solver::{solve, solve_fewest_pushes, verify, Outcome};
+use boardwatch::games::sokoban::solver::{solve, solve_fewest_pushes, solve_in_memory, verify, Outcome, DEFAULT_MEMORY};
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
@@ -52,6 +52,10 @@ pub struct SolveArgs {
     /// Seconds allowed per level.
     #[arg(long, default_value_t = 10.0)]
     time_limit: f64,
+    /// GiB of memory the solver's searches may take per level (default: half of the memory
+    /// available when it starts).
+    #[arg(long, value_name = "GIB")]
+    memory_limit: Option<f64>,
     /// One JSON object per level: title, solved (true, false when proven unsolvable, null when
     /// out of time), moves, pushes, lurd, seconds.
     #[arg(long)]
@@ -76,6 +80,10 @@ pub struct BenchArgs {
     /// Seconds allowed per level.
     #[arg(long)]
     time_limit: f64,
+    /// GiB of memory the solver's searches may take per level (default: half of the memory
+    /// available when it starts).
+    #[arg(long, value_name = "GIB")]
+    memory_limit: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -91,13 +99,31 @@ struct Report {
     fewest_pushes: Option<bool>,
 }
 
-fn solve_one(level: &Level, time_limit: f64, optimise: Option<Optimise>) -> anyhow::Result<Report> {
+/// The bytes `--memory-limit` allows (GiB), or by default half of the memory available now.
+fn memory_budget(limit: Option<f64>) -> anyhow::Result<usize> {
+    match limit {
+        Some(gib) if gib > 0.0 && gib.is_finite() => Ok((gib * (1u64 << 30) as f64) as usize),
+        Some(gib) => bail!("--memory-limit must be a positive number of GiB, not {gib}"),
+        None => Ok(available_memory().map_or(DEFAULT_MEMORY, |bytes| bytes / 2)),
+    }
+}
+
+/// The memory available to new work, from Linux's `/proc/meminfo` (the daemon's platform; a
+/// crate such as `sysinfo` would bring much more than this one figure). None elsewhere.
+fn available_memory() -> Option<usize> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+fn solve_one(level: &Level, time_limit: f64, memory: usize, optimise: Option<Optimise>) -> anyhow::Result<Report> {
     if !(time_limit > 0.0 && time_limit.is_finite()) {
         bail!("--time-limit must be a positive number of seconds, not {time_limit}");
     }
     let clock = Instant::now();
     let deadline = clock + Duration::from_secs_f64(time_limit);
-    let mut outcome = solve(level, Some(deadline), &AtomicBool::new(false));
+    let mut outcome = solve_in_memory(level, Some(deadline), &AtomicBool::new(false), memory);
     let mut fewest_pushes = None;
     if let (Some(Optimise::Pushes), Outcome::Solved { pushes, .. }) = (optimise, &outcome) {
         let found = *pushes;
@@ -127,8 +153,9 @@ pub fn run(command: SokobanCommand) -> anyhow::Result<ExitCode> {
             if let Some(wanted) = &args.level {
                 levels = vec![choose_level(levels, wanted, &args.file)?];
             }
+            let memory = memory_budget(args.memory_limit)?;
             for level in &levels {
-                let report = solve_one(level, args.time_limit, args.optimise)?;
+                let report = solve_one(level, args.time_limit, memory, args.optimise)?;
                 if args.json {
                     println!("{}", serde_json::to_string(&report)?);
                 } else {
@@ -160,12 +187,13 @@ pub fn run(command: SokobanCommand) -> anyhow::Result<ExitCode> {
         }
         SokobanCommand::Bench(args) => {
             let levels = read_levels(&args.collection)?;
+            let memory = memory_budget(args.memory_limit)?;
             let progress = indicatif::ProgressBar::new(levels.len() as u64);
             let mut solved = 0;
             let mut total_seconds = 0.0;
             let mut rows = Vec::new();
             for level in &levels {
-                let report = solve_one(level, args.time_limit, None)?;
+                let report = solve_one(level, args.time_limit, memory, None)?;
                 solved += usize::from(report.solved == Some(true));
                 total_seconds += report.seconds;
                 progress.inc(1);
@@ -178,7 +206,8 @@ pub fn run(command: SokobanCommand) -> anyhow::Result<ExitCode> {
                 let count = |n: Option<usize>| n.map_or("-".to_string(), |n| n.to_string());
                 println!("{:<12} {:>8} {:>7} {:>7} {:>8.2}", r.title, result, count(r.moves), count(r.pushes), r.seconds);
             }
-            println!("solved {solved}/{} in {total_seconds:.1} s ({} s limit each)", levels.len(), args.time_limit);
+            let gib = memory as f64 / (1u64 << 30) as f64;
+            println!("solved {solved}/{} in {total_seconds:.1} s ({} s limit and {gib:.1} GiB of memory each)", levels.len(), args.time_limit);
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -23,8 +23,6 @@ use super::fess::{Areas, Cells, KeyTable, Node, Step};
 use super::level::Level;
 use super::solver::{board_tables, minimum_matching, push_path_to, replay_pushes, Outcome, Reach, Region, Tables, NONE};
 
-/// Memory the positions may take (about), as for one FESS configuration.
-const MEMORY: usize = 1 << 30;
 
 /// A position's coordinates in the backward feature space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -101,6 +99,8 @@ pub(super) struct Backward<'a> {
     /// The (cell, player's area) pairs the pulled box has reached (one child each).
     made: Vec<(u16, u16)>,
     cost: Vec<u32>,
+    /// The bytes its positions may take ([`Backward::with_memory`]).
+    memory: usize,
 }
 
 impl<'a> Backward<'a> {
@@ -136,6 +136,7 @@ impl<'a> Backward<'a> {
             children: Vec::new(),
             made: Vec::new(),
             cost: Vec::new(),
+            memory: usize::MAX,
             neighbours,
             walls,
             dead,
@@ -189,6 +190,16 @@ impl<'a> Backward<'a> {
         minimum_matching(&self.cost, boxes.len()).is_some()
     }
 
+    /// The same search, giving up (as [`Step::Full`]) once its positions take about `bytes`.
+    pub(super) fn with_memory(self, bytes: usize) -> Backward<'a> {
+        Backward { memory: bytes, ..self }
+    }
+
+    /// About the bytes the positions take (what the vectors and tables hold).
+    fn memory_used(&self) -> usize {
+        self.nodes.capacity() * std::mem::size_of::<Node>() + self.arena.capacity() * std::mem::size_of::<u16>() + self.seen.memory() + self.cells.memory()
+    }
+
     /// Expands up to `budget` positions.
     pub(super) fn run(&mut self, budget: u64, deadline: Option<Instant>, cancel: &AtomicBool) -> Step {
         let n = self.n;
@@ -197,7 +208,7 @@ impl<'a> Backward<'a> {
             if expanded % 16 == 15 && (cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d)) {
                 return Step::Done(Outcome::OutOfTime);
             }
-            if self.nodes.len() * (2 * n + 48) > MEMORY {
+            if expanded % 1024 == 0 && self.memory_used() > self.memory {
                 return Step::Full;
             }
             let at = parent as usize * n;

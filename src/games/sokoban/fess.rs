@@ -99,6 +99,11 @@ impl<V: Copy + Default> KeyTable<V> {
         found.then(|| self.slots[at].1)
     }
 
+    /// The bytes its slots take.
+    pub(super) fn memory(&self) -> usize {
+        self.slots.len() * std::mem::size_of::<(u64, V)>()
+    }
+
     /// Adds `key` with `value`; false (and the value kept) when it was there already.
     pub(super) fn insert_with(&mut self, key: u64, value: V) -> bool {
         let key = key.max(1);
@@ -129,16 +134,18 @@ impl Seen {
 /// A queue of positions by (weight, tie-break, index), least first: a heap with four children
 /// per node, half as deep as a binary heap, so that taking the least position from a large
 /// queue misses the cache about half as often (the triples, all distinct by index, come out
-/// in the same order from any heap).
+/// in the same order from any heap). Weights and tie-breaks are kept in 16 bits each,
+/// saturated (8 bytes an entry: the queues hold every unexpanded position of a search, most
+/// of its memory; no search of a minute comes near 65,535 in either).
 #[derive(Default)]
 struct Queue {
     /// The triples packed into one number each, which orders them the same way.
-    keys: Vec<u128>,
+    keys: Vec<u64>,
 }
 
 impl Queue {
     fn push(&mut self, (weight, tie, index): (u32, u32, u32)) {
-        let key = u128::from(weight) << 64 | u128::from(tie) << 32 | u128::from(index);
+        let key = u64::from(weight.min(0xffff)) << 48 | u64::from(tie.min(0xffff)) << 32 | u64::from(index);
         self.keys.push(key);
         self.sift_up(self.keys.len() - 1, key);
     }
@@ -161,11 +168,11 @@ impl Queue {
                 least
             }
         };
-        Some(((least >> 64) as u32, (least >> 32) as u32, least as u32))
+        Some(((least >> 48) as u32, (least >> 32) as u32 & 0xffff, least as u32))
     }
 
     /// Puts `key` at `at` or above, moving greater parents down.
-    fn sift_up(&mut self, mut at: usize, key: u128) {
+    fn sift_up(&mut self, mut at: usize, key: u64) {
         while at > 0 {
             let parent = (at - 1) / 4;
             if self.keys[parent] <= key {
@@ -175,6 +182,11 @@ impl Queue {
             at = parent;
         }
         self.keys[at] = key;
+    }
+
+    /// The bytes its entries take.
+    fn memory(&self) -> usize {
+        self.keys.capacity() * std::mem::size_of::<u64>()
     }
 
     fn is_empty(&self) -> bool {
@@ -276,6 +288,11 @@ impl<F: Hash + Eq> Cells<F> {
         let cell = (self.turn + offset) % count;
         self.turn = cell + 1;
         self.queues[cell].pop()
+    }
+
+    /// The bytes its queues take.
+    pub(super) fn memory(&self) -> usize {
+        self.queues.iter().map(Queue::memory).sum()
     }
 
     /// How many cells have been used.
@@ -592,26 +609,28 @@ pub(super) const LATE_JOIN: Duration = Duration::from_secs(8);
 /// Expansions each configuration makes in its turn.
 const SLICE: u64 = 500;
 
-/// Memory the positions of one configuration may take (about; boxes, links, key, queue entry),
-/// so that a long search gives up rather than exhausting the machine's memory.
-const MEMORY_PER_SEARCH: usize = 1 << 30;
+/// Into how many equal shares [`search`]'s memory is cut: one for each forward search (the
+/// [`CONFIGS`] and the [`LATE_CONFIGS`]) and one for the backward search. A search whose
+/// positions fill its share gives up, rather than exhaust the machine's memory.
+const MEMORY_SHARES: usize = CONFIGS.len() + LATE_CONFIGS.len() + 1;
 
 /// The FESS search until `deadline` or `cancel`: the [`CONFIGS`] take turns of [`SLICE`]
 /// expansions each, some several turns in a row, joined by the [`LATE_CONFIGS`] and the
 /// backward search (`backward.rs`) after [`LATE_JOIN`]. From then on, a forward position the
 /// backward search has reached solves the level (the forward pushes to it, then the backward
 /// search's pushes from it to the solved position). None when all the forward searches run
-/// out of positions (which proves nothing, see the module's comment) or of the memory they may
-/// use.
-pub(super) fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> Option<Outcome> {
+/// out of positions (which proves nothing, see the module's comment) or of the `memory` they may
+/// use (bytes, in all).
+pub(super) fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, memory: usize) -> Option<Outcome> {
     if level.is_solved() {
         return replay_pushes(level, &[]);
     }
     let tables = Tables::new(level);
     let started = Instant::now();
+    let share = memory / MEMORY_SHARES;
     let mut searches = Vec::new();
     for config in CONFIGS {
-        match Search::new(level, &tables, config) {
+        match Search::new(level, &tables, config, share) {
             Ok(search) => searches.push(search),
             Err(outcome) => return Some(outcome),
         }
@@ -623,12 +642,12 @@ pub(super) fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBo
     while !searches.is_empty() {
         if backward.is_none() && started.elapsed() >= LATE_JOIN {
             for config in LATE_CONFIGS {
-                match Search::new(level, &tables, config) {
+                match Search::new(level, &tables, config, share) {
                     Ok(search) => searches.push(search),
                     Err(outcome) => return Some(outcome),
                 }
             }
-            backward = Some(Backward::new(level, &tables));
+            backward = Some(Backward::new(level, &tables).with_memory(share));
             backward_running = true;
         }
         let mut k = 0;
@@ -660,7 +679,7 @@ pub(super) enum Step {
     Paused,
     /// No position left.
     Exhausted,
-    /// Its positions fill the memory it may use ([`MEMORY_PER_SEARCH`]).
+    /// Its positions fill the memory it may use (its share of [`search`]'s).
     Full,
     /// Solved, out of time or cancelled.
     Done(Outcome),
@@ -683,9 +702,13 @@ struct Search<'a> {
     occupied: Vec<bool>,
     /// Boxes per position.
     n: usize,
-    /// Every position's boxes, `n` at a time.
+    /// The boxes of every expanded position (and of the start), `n` at a time. Those of the
+    /// others (most of the positions: each expansion makes about twenty) are their parent's
+    /// with one box moved, written out when they are expanded.
     arena: Vec<u16>,
     nodes: Vec<Node>,
+    /// Where each position's boxes start in `arena` divided by `n` ([`UNWRITTEN`]: not yet).
+    boxes_at: Vec<u32>,
     seen: Seen,
     /// The feature space's cells.
     cells: Cells<Features>,
@@ -705,11 +728,13 @@ struct Search<'a> {
     /// Scratch for the freeze deadlock check.
     frozen: Vec<usize>,
     expanded: u64,
+    /// The bytes its positions may take.
+    memory: usize,
 }
 
 impl<'a> Search<'a> {
     /// The search from the level's start, or the outcome when the start is already dead.
-    fn new(level: &'a Level, tables: &'a Tables<'a>, config: Config) -> Result<Search<'a>, Outcome> {
+    fn new(level: &'a Level, tables: &'a Tables<'a>, config: Config, memory: usize) -> Result<Search<'a>, Outcome> {
         let size = level.width * level.height;
         let (neighbours, walls, dead) = board_tables(level);
         let start_boxes: Vec<u16> = (0..size).filter(|&c| level.boxes[c]).map(|c| c as u16).collect();
@@ -731,6 +756,7 @@ impl<'a> Search<'a> {
             n: start_boxes.len(),
             arena: start_boxes.clone(),
             nodes: Vec::new(),
+            boxes_at: Vec::new(),
             seen: Seen::new(),
             cells: Cells::new(),
             visited: vec![[false; 4]; size],
@@ -743,6 +769,7 @@ impl<'a> Search<'a> {
             made: Vec::new(),
             frozen: Vec::new(),
             expanded: 0,
+            memory,
             neighbours,
             walls,
             dead,
@@ -752,6 +779,7 @@ impl<'a> Search<'a> {
         let areas = search.areas.count(&search.neighbours, &search.walls, &search.occupied);
         let start_features = features(&search.order, &level.goals, &start_boxes, areas);
         search.nodes.push(Node { player, parent: u32::MAX, moved: (0, 0, 0), areas });
+        search.boxes_at.push(0);
         search.seen.insert(tables.hash(&start_boxes, player));
         search.enqueue(start_features, (0, 0, 0));
         Ok(search)
@@ -775,16 +803,25 @@ impl<'a> Search<'a> {
             if self.expanded.is_multiple_of(16) && (cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d)) {
                 return Step::Done(Outcome::OutOfTime);
             }
-            if self.nodes.len() * (2 * n + 48) > MEMORY_PER_SEARCH {
+            if self.expanded.is_multiple_of(1024) && self.memory_used() > self.memory {
                 return Step::Full;
             }
-            let at = parent as usize * n;
             let (neighbours, walls, dead) = (&self.neighbours, &self.walls, &self.dead);
             // `occupied` holds the last expanded position's boxes: only they are cleared.
             let occupied = &mut self.occupied;
             self.boxes.iter().for_each(|&b| occupied[b as usize] = false);
             self.boxes.clear();
-            self.boxes.extend_from_slice(&self.arena[at..at + n]);
+            let node = &self.nodes[parent as usize];
+            match self.boxes_at[parent as usize] {
+                UNWRITTEN => {
+                    // The parent's parent has been expanded: its boxes are written.
+                    let at = self.boxes_at[node.parent as usize] as usize * n;
+                    push_moved(&mut self.boxes, &self.arena[at..at + n], node.moved.0, node.moved.1);
+                    self.boxes_at[parent as usize] = (self.arena.len() / n) as u32;
+                    self.arena.extend_from_slice(&self.boxes);
+                }
+                at => self.boxes.extend_from_slice(&self.arena[at as usize * n..(at as usize + 1) * n]),
+            }
             let boxes = &self.boxes;
             boxes.iter().for_each(|&b| occupied[b as usize] = true);
             let player = self.region.flood(neighbours, walls, occupied, self.nodes[parent as usize].player as usize);
@@ -951,15 +988,15 @@ impl<'a> Search<'a> {
                 let advised = [packing, connecting, unplanning, approaching].contains(&Some(i));
                 let child_weight = weight + u32::from(!advised);
                 self.nodes.push(Node { player: child.player, parent, moved: child.moved, areas: child.features.areas });
-                push_moved(&mut self.arena, &self.boxes, child.moved.0, child.moved.1);
+                self.boxes_at.push(UNWRITTEN);
                 // Every box on a goal: packed or out of plan.
                 if (child.features.packed + child.features.out_of_plan) as usize == n {
-                    let pushes = forward_pushes(&self.neighbours, &self.walls, &self.dead, &self.arena, n, &self.nodes, index);
+                    let pushes = forward_pushes(&self.neighbours, &self.walls, &self.dead, &self.arena, &self.boxes_at, n, &self.nodes, index);
                     return Step::Done(pushes.and_then(|p| replay_pushes(level, &p)).unwrap_or(Outcome::OutOfTime));
                 }
                 // A position the backward search has reached: the two halves solve the level.
                 if let Some(home) = meet.and_then(|b| b.reached(child.key).map(|at| b.pushes_home(at))) {
-                    let mut pushes = forward_pushes(&self.neighbours, &self.walls, &self.dead, &self.arena, n, &self.nodes, index);
+                    let mut pushes = forward_pushes(&self.neighbours, &self.walls, &self.dead, &self.arena, &self.boxes_at, n, &self.nodes, index);
                     if let (Some(pushes), Some(home)) = (pushes.as_mut(), home) {
                         pushes.extend(home);
                         if let Some(outcome) = replay_pushes(level, pushes) {
@@ -973,6 +1010,20 @@ impl<'a> Search<'a> {
             self.children = children;
         }
         Step::Paused
+    }
+}
+
+/// What [`Search::boxes_at`] holds for a position whose boxes are not written out.
+const UNWRITTEN: u32 = u32::MAX;
+
+impl Search<'_> {
+    /// About the bytes the search's positions take (what its vectors and tables hold).
+    fn memory_used(&self) -> usize {
+        self.nodes.capacity() * std::mem::size_of::<Node>()
+            + self.boxes_at.capacity() * std::mem::size_of::<u32>()
+            + self.arena.capacity() * std::mem::size_of::<u16>()
+            + self.seen.memory()
+            + self.cells.memory()
     }
 }
 
@@ -1010,7 +1061,7 @@ fn approaching(distance: &[u16], children: &[Child]) -> Option<usize> {
 }
 
 /// The pushes of the box moves from the start to `index`.
-fn forward_pushes(neighbours: &[[u16; 4]], walls: &[bool], dead: &[bool], arena: &[u16], n: usize, nodes: &[Node], mut index: u32) -> Option<Vec<(u16, u8)>> {
+fn forward_pushes(neighbours: &[[u16; 4]], walls: &[bool], dead: &[bool], arena: &[u16], boxes_at: &[u32], n: usize, nodes: &[Node], mut index: u32) -> Option<Vec<(u16, u8)>> {
     let size = walls.len();
     let (mut region, mut scratch) = (Region::new(size), Region::new(size));
     let mut moves = Vec::new();
@@ -1023,7 +1074,9 @@ fn forward_pushes(neighbours: &[[u16; 4]], walls: &[bool], dead: &[bool], arena:
     for &child in moves.iter().rev() {
         let parent = nodes[child as usize].parent as usize;
         occupied.iter_mut().for_each(|o| *o = false);
-        arena[parent * n..(parent + 1) * n].iter().for_each(|&b| occupied[b as usize] = true);
+        // A parent has been expanded: its boxes are written.
+        let at = boxes_at[parent] as usize * n;
+        arena[at..at + n].iter().for_each(|&b| occupied[b as usize] = true);
         region.flood(neighbours, walls, &occupied, nodes[parent].player as usize);
         let (from, to, side) = nodes[child as usize].moved;
         let path = push_path_to(neighbours, walls, dead, &mut occupied, &region, from as usize, (to as usize, Some(side as usize)), &mut scratch)?;
@@ -1036,7 +1089,7 @@ fn forward_pushes(neighbours: &[[u16; 4]], walls: &[bool], dead: &[bool], arena:
 mod tests {
     use super::*;
     use crate::games::sokoban::level::parse_collection;
-    use crate::games::sokoban::solver::verify;
+    use crate::games::sokoban::solver::{verify, DEFAULT_MEMORY};
 
     #[test]
     fn features_count_packing_areas_and_boxes_out_of_plan() {
@@ -1162,7 +1215,8 @@ mod tests {
             // Small weights and ties repeat often; the index tells the triples apart.
             let item = (rng.gen_range(0..40), rng.gen_range(0..if index % 7 == 0 { u32::MAX } else { 30 }), index);
             queue.push(item);
-            heap.push(Reverse(item));
+            // Ties beyond 16 bits are saturated.
+            heap.push(Reverse((item.0, item.1.min(0xffff), item.2)));
             if rng.gen_bool(0.4) {
                 assert_eq!(queue.pop(), heap.pop().map(|Reverse(item)| item));
             }
@@ -1199,7 +1253,7 @@ mod tests {
         let level = parse_collection("#######\n#@ $ .#\n#######\n").unwrap().remove(0);
         let tables = Tables::new(&level);
         let cells = |config: Config| {
-            let mut search = Search::new(&level, &tables, config).ok().unwrap();
+            let mut search = Search::new(&level, &tables, config, usize::MAX).ok().unwrap();
             for (areas, out_of_plan) in [(1, 0), (3, 0), (5, 2), (5, 1)] {
                 search.enqueue(Features { packed: 0, areas, out_of_plan }, (0, 0, 0));
             }
@@ -1223,7 +1277,7 @@ mod tests {
         let tables = Tables::new(&level);
         let boxes: Vec<u16> = (0..level.width * level.height).filter(|&c| level.boxes[c]).map(|c| c as u16).collect();
         let measure = |config: Config| {
-            let search = Search::new(&level, &tables, config).ok().unwrap();
+            let search = Search::new(&level, &tables, config, usize::MAX).ok().unwrap();
             let f = features(&search.order, &level.goals, &boxes, search.nodes[0].areas);
             (f.packed, f.out_of_plan)
         };
@@ -1240,12 +1294,32 @@ mod tests {
         let cancel = AtomicBool::new(false);
         for level in levels.iter().take(20) {
             let tables = Tables::new(level);
-            let mut search = Search::new(level, &tables, LATE_CONFIGS[0]).ok().unwrap();
+            let mut search = Search::new(level, &tables, LATE_CONFIGS[0], usize::MAX).ok().unwrap();
             match search.run(1_000_000, None, &cancel, None) {
                 Step::Done(Outcome::Solved { lurd, .. }) => assert!(verify(level, &lurd), "level {}", level.title),
                 _ => panic!("level {} not solved", level.title),
             }
         }
+    }
+
+    /// A search gives up once its positions fill its share of memory, and a larger share lets
+    /// it go further.
+    #[test]
+    fn a_search_gives_up_when_its_memory_is_full() {
+        let levels = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap();
+        // Level 153 takes the search seconds: millions of positions.
+        let level = &levels[152];
+        let tables = Tables::new(level);
+        let cancel = AtomicBool::new(false);
+        let expanded_with = |memory: usize| {
+            let mut search = Search::new(level, &tables, CONFIGS[0], memory).ok().unwrap();
+            assert!(matches!(search.run(u64::MAX, None, &cancel, None), Step::Full));
+            // Checked every 1,024 expansions: a little over, never far.
+            assert!(search.memory_used() < 2 * memory + (8 << 20), "{} bytes", search.memory_used());
+            search.expanded
+        };
+        let (small, large) = (expanded_with(4 << 20), expanded_with(16 << 20));
+        assert!(large > 2 * small, "{small} then {large} expansions");
     }
 
     /// The approach configuration alone solves levels, and every solution replays.
@@ -1257,7 +1331,7 @@ mod tests {
         assert!(config.approach && config.ordered);
         for level in levels.iter().take(20) {
             let tables = Tables::new(level);
-            let mut search = Search::new(level, &tables, config).ok().unwrap();
+            let mut search = Search::new(level, &tables, config, usize::MAX).ok().unwrap();
             match search.run(1_000_000, None, &cancel, None) {
                 Step::Done(Outcome::Solved { lurd, .. }) => assert!(verify(level, &lurd), "level {}", level.title),
                 _ => panic!("level {} not solved", level.title),
@@ -1296,7 +1370,7 @@ mod tests {
     #[test]
     fn a_level_solved_from_the_start_needs_no_move() {
         let level = parse_collection("#####\n#@* #\n#####\n").unwrap().remove(0);
-        let outcome = search(&level, None, &AtomicBool::new(false));
+        let outcome = search(&level, None, &AtomicBool::new(false), DEFAULT_MEMORY);
         assert_eq!(outcome, Some(Outcome::Solved { lurd: String::new(), moves: 0, pushes: 0 }));
     }
 
@@ -1307,7 +1381,7 @@ mod tests {
         let mut solved = 0;
         for level in levels.iter().take(30) {
             let deadline = Instant::now() + std::time::Duration::from_secs(5);
-            match search(level, Some(deadline), &cancel) {
+            match search(level, Some(deadline), &cancel, DEFAULT_MEMORY) {
                 Some(Outcome::Solved { lurd, .. }) => {
                     assert!(verify(level, &lurd), "level {}", level.title);
                     solved += 1;

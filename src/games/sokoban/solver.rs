@@ -456,14 +456,26 @@ pub(super) struct Techniques {
     pub fewest_pushes: bool,
 }
 
-/// Searches for a solution of `level` until `deadline` or until `cancel` is set.
+/// The memory [`solve`]'s searches may take in all (bytes) when the caller does not say: enough
+/// for most levels of a minute, and little enough for a small machine. The command line
+/// offers more where the machine has it (`--memory-limit`).
+pub const DEFAULT_MEMORY: usize = 2 << 30;
+
+/// Searches for a solution of `level` until `deadline` or until `cancel` is set, its searches
+/// taking at most about [`DEFAULT_MEMORY`].
+pub fn solve(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> Outcome {
+    solve_in_memory(level, deadline, cancel, DEFAULT_MEMORY)
+}
+
+/// [`solve`] with the FESS searches taking at most about `memory` bytes in all (a search that
+/// fills its share gives up; the best-first search is not bounded).
 ///
 /// With a deadline: first the best-first search below for a short share of the time
 /// ([`first_share`]: it solves the easier levels fast, and a few that FESS misses), then the
 /// FESS search (`fess.rs`) for the rest; should FESS run out of positions (which proves
 /// nothing), the best-first search again, whose full pass can prove a level unsolvable.
 /// Without a deadline: FESS, then the best-first search.
-pub fn solve(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> Outcome {
+pub fn solve_in_memory(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, memory: usize) -> Outcome {
     let techniques = Techniques { pi_corrals: true, goal_macros: true, fewest_pushes: false };
     let out_of_time = || cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d);
     if let Some(deadline) = deadline {
@@ -474,7 +486,7 @@ pub fn solve(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> O
             outcome => return outcome,
         }
     }
-    match super::fess::search(level, deadline, cancel) {
+    match super::fess::search(level, deadline, cancel, memory) {
         Some(Outcome::OutOfTime) if out_of_time() => Outcome::OutOfTime,
         Some(Outcome::OutOfTime) | None => solve_with(level, deadline, cancel, techniques),
         Some(outcome) => outcome,

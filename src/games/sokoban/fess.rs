@@ -48,6 +48,7 @@ use std::time::{Duration, Instant};
 use super::backward::Backward;
 use super::corral::{Board, Corrals, Verdict};
 use super::deadlock::Deadlocks;
+use super::frozen_goals::FrozenGoals;
 use super::level::Level;
 use super::packing::packing_order;
 use super::solver::{board_tables, flood_from, push_path_to, replay_pushes, Order, Outcome, Region, Tables, NONE};
@@ -699,6 +700,7 @@ struct Search<'a> {
     areas: Areas,
     corrals: Corrals,
     deadlocks: Deadlocks,
+    frozen_goals: FrozenGoals,
     occupied: Vec<bool>,
     /// Boxes per position.
     n: usize,
@@ -752,6 +754,7 @@ impl<'a> Search<'a> {
             areas: Areas::new(&neighbours, &walls),
             corrals: Corrals::new(size),
             deadlocks: Deadlocks::new(size),
+            frozen_goals: FrozenGoals::new(&walls),
             occupied: vec![false; size],
             n: start_boxes.len(),
             arena: start_boxes.clone(),
@@ -845,6 +848,9 @@ impl<'a> Search<'a> {
                 .map(|g| &tables.distance_to_each_goal[g]);
             // Which first pushes are allowed: all, or only those into a PI-corral.
             let board = Board { neighbours, walls, goals: &level.goals, dead };
+            if self.frozen_goals.dead(tables, &board, occupied, boxes) {
+                continue;
+            }
             let only = match self.corrals.analyse(&board, occupied, &self.region) {
                 Verdict::Dead => continue,
                 Verdict::Only(pushes) => Some(pushes),
@@ -1024,6 +1030,7 @@ impl Search<'_> {
             + self.arena.capacity() * std::mem::size_of::<u16>()
             + self.seen.memory()
             + self.cells.memory()
+            + self.frozen_goals.memory()
     }
 }
 

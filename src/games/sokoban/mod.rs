@@ -13,8 +13,8 @@
 //!   joined by `backward`, which pulls boxes from the solved position; a forward position it has
 //!   reached solves the level. Their helpers: `corral`
 //!   (PI-corral pruning, corral deadlocks), `deadlock` (corral deadlocks proved by a small
-//!   search of the corral's boxes alone, for FESS) and `packing` (the order in which to fill the
-//!   goals).
+//!   search of the corral's boxes alone, for FESS), `frozen_goals` (boxes frozen on goals as
+//!   walls to the others, for FESS) and `packing` (the order in which to fill the goals).
 
 pub mod editor;
 pub mod files;
@@ -24,6 +24,7 @@ mod backward;
 mod corral;
 mod deadlock;
 mod fess;
+mod frozen_goals;
 mod packing;
 pub mod solver;
 

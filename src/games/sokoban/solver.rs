@@ -279,6 +279,14 @@ impl<'a> Tables<'a> {
 
     /// [`Tables::is_freeze_deadlock`] with the caller's scratch list (no allocation per push).
     pub(super) fn is_freeze_deadlock_with(&self, cell: usize, occupied: &[bool], seen: &mut Vec<usize>) -> bool {
+        // Frozen is only fatal when some box in the frozen group is off its goal.
+        self.is_frozen(cell, occupied, seen) && seen.iter().any(|&c| occupied[c] && !self.level.goals[c])
+    }
+
+    /// Whether the box on `cell` can never move again: on both axes a wall, dead squares on
+    /// both sides, or such a box on a side. `seen` is left holding the boxes of its frozen group
+    /// when it is frozen.
+    pub(super) fn is_frozen(&self, cell: usize, occupied: &[bool], seen: &mut Vec<usize>) -> bool {
         // The common case first: an axis with free floor on both sides (not both dead) leaves
         // the box free to move, whatever the other axis (no recursive check needed).
         let open = |side: u16| side != NONE && !self.level.walls[side as usize] && !occupied[side as usize];
@@ -288,11 +296,7 @@ impl<'a> Tables<'a> {
             return false;
         }
         seen.clear();
-        if !self.frozen(cell, occupied, seen) {
-            return false;
-        }
-        // Frozen is only fatal when some box in the frozen group is off its goal.
-        seen.iter().any(|&c| occupied[c] && !self.level.goals[c])
+        self.frozen(cell, occupied, seen)
     }
 }
 

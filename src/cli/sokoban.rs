@@ -54,7 +54,7 @@ pub struct SolveArgs {
     time_limit: f64,
     /// GiB of memory the solver's searches may take per level (default: half of the memory
     /// available when it starts).
-    #[arg(long, value_name = "GIB")]
+    #[arg(long, value_name = "GIB", allow_negative_numbers = true)]
     memory_limit: Option<f64>,
     /// One JSON object per level: title, solved (true, false when proven unsolvable, null when
     /// out of time), moves, pushes, lurd, seconds.
@@ -82,7 +82,7 @@ pub struct BenchArgs {
     time_limit: f64,
     /// GiB of memory the solver's searches may take per level (default: half of the memory
     /// available when it starts).
-    #[arg(long, value_name = "GIB")]
+    #[arg(long, value_name = "GIB", allow_negative_numbers = true)]
     memory_limit: Option<f64>,
 }
 

@@ -127,7 +127,7 @@ fn solve_one(level: &Level, time_limit: f64, memory: usize, optimise: Option<Opt
     let mut fewest_pushes = None;
     if let (Some(Optimise::Pushes), Outcome::Solved { pushes, .. }) = (optimise, &outcome) {
         let found = *pushes;
-        let better = solve_fewest_pushes(level, Some(deadline), &AtomicBool::new(false));
+        let better = solve_fewest_pushes(level, Some(deadline), &AtomicBool::new(false), memory);
         fewest_pushes = Some(matches!(better, Outcome::Solved { .. }));
         if matches!(better, Outcome::Solved { pushes, .. } if pushes <= found) {
             outcome = better;

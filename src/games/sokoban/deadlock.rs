@@ -208,7 +208,7 @@ mod tests {
                 }
                 dead += 1;
                 let deadline = Instant::now() + Duration::from_secs(5);
-                let outcome = solve_with(&position, Some(deadline), &AtomicBool::new(false), plain);
+                let outcome = solve_with(&position, Some(deadline), &AtomicBool::new(false), plain, usize::MAX);
                 assert_eq!(outcome, Outcome::Unsolvable, "level {} after {}", level.title, game.lurd());
                 let on_dead_square = (0..size).any(|c| position.boxes[c] && dead_cells[c]);
                 let frozen = (0..size).any(|c| position.boxes[c] && tables.is_freeze_deadlock(c, &position.boxes));

@@ -128,7 +128,7 @@ mod tests {
         assert!(!dead[3 * level.width + 4], "with the walls alone the box in the room is live");
         // The plain search proves the level unsolvable (it does not use this check).
         let techniques = Techniques { pi_corrals: true, goal_macros: false, fewest_pushes: false };
-        assert!(matches!(solve_with(&level, None, &std::sync::atomic::AtomicBool::new(false), techniques), Outcome::Unsolvable));
+        assert!(matches!(solve_with(&level, None, &std::sync::atomic::AtomicBool::new(false), techniques, usize::MAX), Outcome::Unsolvable));
     }
 
     #[test]

@@ -472,7 +472,7 @@ pub fn solve(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> O
 }
 
 /// [`solve`] with the FESS searches taking at most about `memory` bytes in all (a search that
-/// fills its share gives up; the best-first search is not bounded).
+/// fills its share gives up), and the best-first search, which runs after them, as much.
 ///
 /// With a deadline: first the best-first search below for a short share of the time
 /// ([`first_share`]: it solves the easier levels fast, and a few that FESS misses), then the
@@ -485,14 +485,14 @@ pub fn solve_in_memory(level: &Level, deadline: Option<Instant>, cancel: &Atomic
     if let Some(deadline) = deadline {
         let started = Instant::now();
         let first = started + first_share(deadline.saturating_duration_since(started));
-        match solve_with(level, Some(first), cancel, techniques) {
+        match solve_with(level, Some(first), cancel, techniques, memory) {
             Outcome::OutOfTime => {}
             outcome => return outcome,
         }
     }
     match super::fess::search(level, deadline, cancel, memory) {
         Some(Outcome::OutOfTime) if out_of_time() => Outcome::OutOfTime,
-        Some(Outcome::OutOfTime) | None => solve_with(level, deadline, cancel, techniques),
+        Some(Outcome::OutOfTime) | None => solve_with(level, deadline, cancel, techniques, memory),
         Some(outcome) => outcome,
     }
 }
@@ -513,9 +513,10 @@ pub fn first_share(limit: Duration) -> Duration {
 
 /// Searches for a solution with the fewest pushes (A* with the matching bound, which never
 /// overestimates) until `deadline` or `cancel`. Much slower than [`solve`]: for small levels, or
-/// to improve a solution when there is time.
-pub fn solve_fewest_pushes(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> Outcome {
-    solve_with(level, deadline, cancel, Techniques { pi_corrals: true, goal_macros: false, fewest_pushes: true })
+/// to improve a solution when there is time. It gives up (out of time) once its positions take
+/// about `memory` bytes.
+pub fn solve_fewest_pushes(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, memory: usize) -> Outcome {
+    solve_with(level, deadline, cancel, Techniques { pi_corrals: true, goal_macros: false, fewest_pushes: true }, memory)
 }
 
 /// Records a position reached after `pushes`; true when it is new, or, with `reopen`, reached
@@ -534,20 +535,21 @@ fn first_visit(seen: &mut HashMap<u64, u32>, key: u64, pushes: u32, reopen: bool
     }
 }
 
-pub(super) fn solve_with(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, techniques: Techniques) -> Outcome {
+/// The best-first search, giving up (out of time) once its positions take about `memory` bytes.
+pub(super) fn solve_with(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, techniques: Techniques, memory: usize) -> Outcome {
     // First trust the goal macros: when one exists, search it alone. That is a guess (the
     // packing order may be wrong), so when it runs out of positions, search again in full.
     if techniques.goal_macros {
-        if let Some(outcome) = search(level, deadline, cancel, techniques, true) {
+        if let Some(outcome) = search(level, deadline, cancel, techniques, true, memory) {
             return outcome;
         }
     }
-    search(level, deadline, cancel, techniques, false).unwrap_or(Outcome::OutOfTime)
+    search(level, deadline, cancel, techniques, false, memory).unwrap_or(Outcome::OutOfTime)
 }
 
 /// The search; with `macros_only`, a position with a goal macro gets no other child, and then
 /// running out of positions proves nothing (None).
-fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, techniques: Techniques, macros_only: bool) -> Option<Outcome> {
+fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, techniques: Techniques, macros_only: bool, memory: usize) -> Option<Outcome> {
     let tables = Tables::new(level);
     let size = level.width * level.height;
     let (neighbours, walls, dead) = board_tables(level);
@@ -581,6 +583,14 @@ fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, techniq
     while let Some(Reverse((_, index))) = open.pop() {
         expanded += 1;
         if expanded.is_multiple_of(256) && (cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d)) {
+            return Some(Outcome::OutOfTime);
+        }
+        // Its positions (each with its boxes on the heap), the seen table (key, pushes and a
+        // control byte a slot) and the queue, about.
+        let used = || {
+            nodes.capacity() * std::mem::size_of::<Node>() + nodes.len() * (2 * start_boxes.len() + 16) + seen.capacity() * 17 + open.capacity() * 16
+        };
+        if expanded.is_multiple_of(1024) && used() > memory {
             return Some(Outcome::OutOfTime);
         }
         let (boxes, pushes) = (nodes[index as usize].boxes.clone(), nodes[index as usize].pushes);
@@ -815,7 +825,7 @@ pub(super) mod tests {
     /// Solved or proven unsolvable within a second, else None.
     fn verdict(level: &Level, techniques: Techniques) -> Option<bool> {
         let deadline = Instant::now() + std::time::Duration::from_secs(1);
-        match solve_with(level, Some(deadline), &AtomicBool::new(false), techniques) {
+        match solve_with(level, Some(deadline), &AtomicBool::new(false), techniques, usize::MAX) {
             Outcome::Solved { lurd, .. } => {
                 assert!(verify(level, &lurd), "level {}", level.title);
                 Some(true)
@@ -949,7 +959,7 @@ pub(super) mod tests {
         let cancel = AtomicBool::new(false);
         let mut compared = 0;
         for level in levels.iter().filter(|l| l.boxes.iter().filter(|&&b| b).count() <= 3).take(12) {
-            let Outcome::Solved { lurd, pushes, .. } = solve_fewest_pushes(level, None, &cancel) else { panic!("level {}", level.title) };
+            let Outcome::Solved { lurd, pushes, .. } = solve_fewest_pushes(level, None, &cancel, DEFAULT_MEMORY) else { panic!("level {}", level.title) };
             assert!(verify(level, &lurd));
             assert_eq!(Some(pushes), fewest_pushes_by_brute_force(level), "level {}", level.title);
             let Outcome::Solved { pushes: greedy, .. } = solve(level, None, &cancel) else { panic!("level {}", level.title) };
@@ -1051,5 +1061,17 @@ pub(super) mod tests {
         // A cancelled search stops at its first check, after at most 256 expansions.
         let big = parse_collection("##########\n#@       #\n# $ $ $  #\n#        #\n# . . .  #\n#        #\n##########\n").unwrap().remove(0);
         assert_ne!(solve(&big, None, &cancelled), Outcome::Unsolvable);
+    }
+
+    /// With no deadline, only its memory budget stops the best-first search on a level that
+    /// takes it hundreds of thousands of positions; a small level is solved within the same
+    /// budget.
+    #[test]
+    fn the_best_first_search_gives_up_when_its_memory_is_full() {
+        let levels = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap();
+        let techniques = Techniques { pi_corrals: true, goal_macros: true, fewest_pushes: false };
+        let cancel = AtomicBool::new(false);
+        assert_eq!(solve_with(&levels[152], None, &cancel, techniques, 4 << 20), Outcome::OutOfTime);
+        assert!(matches!(solve_with(&levels[0], None, &cancel, techniques, 4 << 20), Outcome::Solved { .. }));
     }
 }

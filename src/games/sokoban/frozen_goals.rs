@@ -7,14 +7,14 @@
 //! search stalls one or two boxes short of the end: the goals packed first shut the way into
 //! the last ones, or a box is walled into a corner of the goal room.
 //!
-//! The check is one breadth-first search pulling boxes back from every free goal at once, with
+//! The check is one search pulling boxes back from every free goal at once, with
 //! the frozen boxes as walls; its answer for each set of frozen boxes is kept, so positions
 //! sharing that set (most of a search's, once a goal room fills) cost one look-up.
 
 use std::collections::HashMap;
 
 use super::corral::Board;
-use super::solver::{Tables, NONE};
+use super::solver::{pull_reachable, Tables};
 
 /// Sets of frozen boxes whose live cells are kept before the table is cleared (to bound its
 /// memory: a few hundred bytes each).
@@ -28,15 +28,16 @@ pub(super) struct FrozenGoals {
     frozen: Vec<u16>,
     /// The walls with the frozen boxes added (restored after each check).
     walls: Vec<bool>,
-    queue: Vec<u16>,
     /// For each set of frozen boxes (their cells), the cells from which a box can still be
     /// pushed to a free goal, one bit per cell.
     live: HashMap<Vec<u16>, Vec<u64>>,
+    /// The bytes `live` takes (about).
+    bytes: usize,
 }
 
 impl FrozenGoals {
     pub(super) fn new(walls: &[bool]) -> FrozenGoals {
-        FrozenGoals { seen: Vec::new(), frozen: Vec::new(), walls: walls.to_vec(), queue: Vec::new(), live: HashMap::new() }
+        FrozenGoals { seen: Vec::new(), frozen: Vec::new(), walls: walls.to_vec(), live: HashMap::new(), bytes: 0 }
     }
 
     /// Whether some box off a goal can reach no free goal once the boxes frozen on goals are
@@ -52,52 +53,37 @@ impl FrozenGoals {
         if self.frozen.is_empty() || boxes.iter().all(|&b| board.goals[b as usize]) {
             return false;
         }
-        if !self.live.contains_key(&self.frozen) {
-            if self.live.len() >= MOST_SETS {
-                self.live.clear();
-            }
-            let live = self.live_cells(board);
-            self.live.insert(self.frozen.clone(), live);
+        let shut_off = |live: &[u64]| boxes.iter().any(|&b| !board.goals[b as usize] && live[b as usize / 64] & 1 << (b % 64) == 0);
+        if let Some(live) = self.live.get(&self.frozen) {
+            return shut_off(live);
         }
-        let live = &self.live[&self.frozen];
-        boxes.iter().any(|&b| !board.goals[b as usize] && live[b as usize / 64] & 1 << (b % 64) == 0)
+        if self.live.len() >= MOST_SETS {
+            self.live.clear();
+            self.bytes = 0;
+        }
+        let live = self.live_cells(board);
+        let dead = shut_off(&live);
+        self.bytes += 64 + 2 * self.frozen.len() + 8 * live.len();
+        self.live.insert(self.frozen.clone(), live);
+        dead
     }
 
     /// The cells from which a box can be pushed to a goal not in `self.frozen`, the frozen
     /// boxes being walls (other boxes aside).
     fn live_cells(&mut self, board: &Board) -> Vec<u64> {
         let size = board.walls.len();
-        let mut live = vec![0u64; size.div_ceil(64)];
-        let is_live = |live: &[u64], cell: usize| live[cell / 64] & 1 << (cell % 64) != 0;
         self.frozen.iter().for_each(|&f| self.walls[f as usize] = true);
-        self.queue.clear();
-        for goal in (0..size).filter(|&c| board.goals[c] && !self.walls[c]) {
-            live[goal / 64] |= 1 << (goal % 64);
-            self.queue.push(goal as u16);
-        }
-        // Pull boxes back from the free goals: a box reaches `cell` from its neighbour `from`
-        // with the player one cell further on, both free.
-        while let Some(cell) = self.queue.pop() {
-            for direction in 0..4 {
-                let from = board.neighbours[cell as usize][direction];
-                if from == NONE || self.walls[from as usize] || is_live(&live, from as usize) {
-                    continue;
-                }
-                let player = board.neighbours[from as usize][direction];
-                if player == NONE || self.walls[player as usize] {
-                    continue;
-                }
-                live[from as usize / 64] |= 1 << (from % 64);
-                self.queue.push(from);
-            }
-        }
+        let free_goals = (0..size).filter(|&c| board.goals[c] && !self.walls[c]);
+        let reached = pull_reachable(board.neighbours, &self.walls, free_goals);
         self.frozen.iter().for_each(|&f| self.walls[f as usize] = false);
+        let mut live = vec![0u64; size.div_ceil(64)];
+        (0..size).filter(|&c| reached[c]).for_each(|c| live[c / 64] |= 1 << (c % 64));
         live
     }
 
     /// The bytes its table of live cells takes (about).
     pub(super) fn memory(&self) -> usize {
-        self.live.iter().map(|(k, v)| 64 + 2 * k.len() + 8 * v.len()).sum()
+        self.bytes
     }
 }
 

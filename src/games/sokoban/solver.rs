@@ -437,13 +437,31 @@ pub(super) fn board_tables(level: &Level) -> (Vec<[u16; 4]>, Vec<bool>, Vec<bool
     let neighbours = neighbour_table(level);
     let inside = level.reachable(level.player, |cell| level.walls[cell]);
     let walls = (0..size).map(|cell| level.walls[cell] || !inside[cell]).collect();
-    let mut dead = vec![true; size];
-    for goal in (0..size).filter(|&c| level.goals[c]) {
-        for (cell, &d) in pull_distances(level, goal).iter().enumerate() {
-            dead[cell] &= d == u16::MAX;
+    let dead = pull_reachable(&neighbours, &level.walls, (0..size).filter(|&c| level.goals[c])).into_iter().map(|live| !live).collect();
+    (neighbours, walls, dead)
+}
+
+/// The cells from which a box can be pushed to one of the `targets`, other boxes aside: a
+/// search pulling boxes back from all of them at once (a box reaches a cell from its neighbour
+/// with the player one cell further on, both free).
+pub(super) fn pull_reachable(neighbours: &[[u16; 4]], walls: &[bool], targets: impl IntoIterator<Item = usize>) -> Vec<bool> {
+    let mut reached = vec![false; walls.len()];
+    let mut stack: Vec<usize> = targets.into_iter().collect();
+    stack.iter().for_each(|&t| reached[t] = true);
+    while let Some(cell) = stack.pop() {
+        for direction in 0..4 {
+            let from = neighbours[cell][direction];
+            if from == NONE || walls[from as usize] || reached[from as usize] {
+                continue;
+            }
+            let player = neighbours[from as usize][direction];
+            if player != NONE && !walls[player as usize] {
+                reached[from as usize] = true;
+                stack.push(from as usize);
+            }
         }
     }
-    (neighbours, walls, dead)
+    reached
 }
 
 /// Which of the search's optional techniques are on (all of them in [`solve`]; tests switch

@@ -748,7 +748,7 @@ impl<'a> Search<'a> {
         if start_boxes.iter().any(|&b| tables.distance_to_goal[b as usize] == u16::MAX) || !tables.can_match(&start_boxes) {
             return Err(Outcome::Unsolvable);
         }
-        let order = Order::new(packing_order(&neighbours, &walls, &level.goals, level.player).filter(|_| config.ordered), size);
+        let order = Order::new(packing_order(&neighbours, &walls, &level.goals, &level.boxes, level.player).filter(|_| config.ordered), size);
         let mut search = Search {
             level,
             tables,
@@ -1131,7 +1131,7 @@ mod tests {
         let level = parse_collection("#######\n#...  #\n### # #\n#  $$ #\n# @$  #\n#######\n").unwrap().remove(0);
         let size = level.width * level.height;
         let (neighbours, walls, _) = board_tables(&level);
-        let order = Order::new(packing_order(&neighbours, &walls, &level.goals, level.player), size);
+        let order = Order::new(packing_order(&neighbours, &walls, &level.goals, &level.boxes, level.player), size);
         let at = |x: usize, y: usize| (y * level.width + x) as u16;
         let mut areas = Areas::new(&neighbours, &walls);
         let measure = |boxes: &[u16], areas: &mut Areas| {

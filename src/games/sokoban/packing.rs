@@ -2,8 +2,8 @@
 //! early blocks the way to a goal filled later.
 //!
 //! Found backwards from the solved position (every goal holding a box): again and again, take
-//! out a box that the player can reach and pull off the goals, to a cell that is no goal, with
-//! the boxes still on goals in the way. The order of taking out, reversed, is an order in which
+//! out a box that the player can reach and pull off the goals, to a cell that is no goal and
+//! that a box can be pushed to from the start, with the boxes still on goals in the way. The order of taking out, reversed, is an order in which
 //! boxes can be pushed in. The search uses it as guidance only (a penalty for boxes that sit on
 //! goals out of turn), never as a rule, so a wrong or missing order costs time, not solutions.
 
@@ -17,7 +17,39 @@ use super::solver::NONE;
 /// The player is first put in its own starting area; when that fails (the start is shut in by
 /// the filled goals, as in a level whose player starts among the goals), in each other area of
 /// free floor of the solved position in turn: the last push may well leave it elsewhere.
-pub(super) fn packing_order(neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], player: usize) -> Option<Vec<u16>> {
+pub(super) fn packing_order(neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], boxes: &[bool], player: usize) -> Option<Vec<u16>> {
+    // A box counts as taken out only on a cell a box can be pushed to from the start, around
+    // the goals still filled: pulled into a pocket no box can enter then (original 90, level
+    // 39: floor beside its goal room that the player reaches alone), it would be filled from
+    // nowhere. When no order takes all its boxes out that way, any cell that is no goal will
+    // do for a box when no other can be taken out (level 39 again: its goal room is filled with
+    // boxes parked on the way, which this order does not know).
+    let starts: Vec<usize> = (0..walls.len()).filter(|&c| boxes[c]).collect();
+    packing_order_to(neighbours, walls, goals, Some(&starts), false, player).or_else(|| packing_order_to(neighbours, walls, goals, Some(&starts), true, player))
+}
+
+/// Cells a box can be pushed to from the `starts` around the `blocked` cells, the other boxes
+/// away (a box can be pushed when the cells before and behind it are free).
+fn push_reachable(neighbours: &[[u16; 4]], blocked: &[bool], starts: &[usize]) -> Vec<bool> {
+    let mut reached = vec![false; blocked.len()];
+    let mut stack: Vec<usize> = starts.iter().copied().filter(|&s| !blocked[s]).collect();
+    stack.iter().for_each(|&s| reached[s] = true);
+    while let Some(cell) = stack.pop() {
+        for direction in 0..4 {
+            let (to, behind) = (neighbours[cell][direction], neighbours[cell][direction ^ 1]);
+            if to != NONE && behind != NONE && !blocked[to as usize] && !blocked[behind as usize] && !reached[to as usize] {
+                reached[to as usize] = true;
+                stack.push(to as usize);
+            }
+        }
+    }
+    reached
+}
+
+/// [`packing_order`], a box out once on a cell that is no goal and one a box can be pushed to
+/// from the `starts` (when given; when also `relaxed`, any cell that is no goal for a box when
+/// no box can be taken out so).
+fn packing_order_to(neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], starts: Option<&[usize]>, relaxed: bool, player: usize) -> Option<Vec<u16>> {
     let size = walls.len();
     // One try per area of free floor, the player's own first.
     let mut tried = vec![false; size];
@@ -27,7 +59,7 @@ pub(super) fn packing_order(neighbours: &[[u16; 4]], walls: &[bool], goals: &[bo
         }
         let area = flood(neighbours, walls, goals, cell);
         (0..size).filter(|&c| area[c] < u32::MAX).for_each(|c| tried[c] = true);
-        if let Some(order) = packing_order_from(neighbours, walls, goals, cell) {
+        if let Some(order) = packing_order_from(neighbours, walls, goals, starts, relaxed, cell) {
             return Some(order);
         }
     }
@@ -35,7 +67,7 @@ pub(super) fn packing_order(neighbours: &[[u16; 4]], walls: &[bool], goals: &[bo
 }
 
 /// [`packing_order`] with the player on `player` (no goal) in the solved position.
-fn packing_order_from(neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], player: usize) -> Option<Vec<u16>> {
+fn packing_order_from(neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], starts: Option<&[usize]>, relaxed: bool, player: usize) -> Option<Vec<u16>> {
     let size = walls.len();
     let mut occupied: Vec<bool> = goals.to_vec();
     let mut remaining: Vec<usize> = (0..size).filter(|&c| goals[c]).collect();
@@ -43,14 +75,17 @@ fn packing_order_from(neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], p
     while !remaining.is_empty() {
         let region = flood(neighbours, walls, &occupied, player);
         // Prefer the box the player reaches first (nearest the way in): it is the last to fill.
-        let slot = remaining
-            .iter()
-            .enumerate()
-            .filter(|&(_, &g)| neighbours[g].iter().any(|&n| n != NONE && region[n as usize] < u32::MAX))
-            .min_by_key(|&(_, &g)| neighbours[g].iter().filter(|&&n| n != NONE).map(|&n| region[n as usize]).min())
-            .map(|(slot, _)| slot)
-            .filter(|&slot| can_take_out(neighbours, walls, goals, &occupied, remaining[slot], &region))
-            .or_else(|| (0..remaining.len()).find(|&slot| can_take_out(neighbours, walls, goals, &occupied, remaining[slot], &region)))?;
+        let choose = |starts: Option<&[usize]>| {
+            remaining
+                .iter()
+                .enumerate()
+                .filter(|&(_, &g)| neighbours[g].iter().any(|&n| n != NONE && region[n as usize] < u32::MAX))
+                .min_by_key(|&(_, &g)| neighbours[g].iter().filter(|&&n| n != NONE).map(|&n| region[n as usize]).min())
+                .map(|(slot, _)| slot)
+                .filter(|&slot| can_take_out(neighbours, walls, goals, starts, &occupied, remaining[slot], &region))
+                .or_else(|| (0..remaining.len()).find(|&slot| can_take_out(neighbours, walls, goals, starts, &occupied, remaining[slot], &region)))
+        };
+        let slot = choose(starts).or_else(|| if relaxed { choose(None) } else { None })?;
         let goal = remaining.swap_remove(slot);
         occupied[goal] = false;
         taken_out.push(goal as u16);
@@ -78,10 +113,12 @@ fn flood(neighbours: &[[u16; 4]], walls: &[bool], occupied: &[bool], start: usiz
 
 /// Whether the box on `goal` can be pulled to a non-goal cell, the other `occupied` cells in
 /// the way, starting with the player somewhere in `region`.
-fn can_take_out(neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], occupied: &[bool], goal: usize, region: &[u32]) -> bool {
+fn can_take_out(neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], starts: Option<&[usize]>, occupied: &[bool], goal: usize, region: &[u32]) -> bool {
     let size = walls.len();
     let mut others = occupied.to_vec();
     others[goal] = false;
+    let blocked: Vec<bool> = (0..size).map(|c| walls[c] || others[c]).collect();
+    let out = starts.map(|starts| push_reachable(neighbours, &blocked, starts));
     let free = |cell: u16, others: &[bool]| cell != NONE && !walls[cell as usize] && !others[cell as usize];
     // States: (box cell, side of the box the player stands on).
     let mut seen = vec![[false; 4]; size];
@@ -101,7 +138,7 @@ fn can_take_out(neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], occupie
             continue;
         }
         let new_box = player as usize;
-        if !goals[new_box] {
+        if !goals[new_box] && out.as_ref().is_none_or(|out| out[new_box]) {
             return true;
         }
         others[new_box] = true;
@@ -131,7 +168,7 @@ mod tests {
         let levels = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap();
         let level = &levels[152];
         let (neighbours, walls, _) = board_tables(level);
-        let order = packing_order(&neighbours, &walls, &level.goals, level.player).expect("an order exists");
+        let order = packing_order(&neighbours, &walls, &level.goals, &level.boxes, level.player).expect("an order exists");
         let at = |x: usize, y: usize| (y * level.width + x) as u16;
         assert_eq!(order.len(), 10);
         assert_eq!(order[0], at(1, 1));
@@ -149,13 +186,66 @@ mod tests {
         let levels = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap();
         let level = &levels[92];
         let (neighbours, walls, _) = board_tables(level);
-        assert_eq!(packing_order_from(&neighbours, &walls, &level.goals, level.player), None);
-        let order = packing_order(&neighbours, &walls, &level.goals, level.player).expect("an order exists");
+        assert_eq!(packing_order_from(&neighbours, &walls, &level.goals, None, false, level.player), None);
+        let order = packing_order(&neighbours, &walls, &level.goals, &level.boxes, level.player).expect("an order exists");
         let mut sorted = order.clone();
         sorted.sort_unstable();
         assert_eq!(sorted, (0..walls.len()).filter(|&c| level.goals[c]).map(|c| c as u16).collect::<Vec<_>>());
         let at = |x: usize, y: usize| (y * level.width + x) as u16;
         assert!([at(4, 4), at(6, 4), at(4, 6), at(6, 6)].contains(order.last().unwrap()), "{order:?}");
+    }
+
+    /// Whether each goal of `order` can be reached by a box pushed from the `starts`, the goals
+    /// before it filled.
+    fn fillable_in_turn(neighbours: &[[u16; 4]], walls: &[bool], starts: &[usize], order: &[u16]) -> bool {
+        let mut blocked = walls.to_vec();
+        order.iter().all(|&goal| {
+            let reached = push_reachable(neighbours, &blocked, starts)[goal as usize];
+            blocked[goal as usize] = true;
+            reached
+        })
+    }
+
+    #[test]
+    fn every_goal_in_turn_can_be_reached_from_the_start() {
+        // Microban 19: pulled off the goals to the first cell that is no goal, a box would be
+        // taken out to a pocket beside them that no box reaches, and the order would ask for
+        // goals to be filled that no box can reach with those before filled.
+        let levels = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap();
+        let mut strict = 0;
+        for (i, level) in levels.iter().enumerate() {
+            let (neighbours, walls, _) = board_tables(level);
+            let starts: Vec<usize> = (0..walls.len()).filter(|&c| level.boxes[c]).collect();
+            let order = packing_order(&neighbours, &walls, &level.goals, &level.boxes, level.player);
+            let Some(order) = order else { continue };
+            let mut sorted = order.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (0..walls.len()).filter(|&c| level.goals[c]).map(|c| c as u16).collect::<Vec<_>>(), "level {}", i + 1);
+            if packing_order_to(&neighbours, &walls, &level.goals, Some(&starts), false, level.player).is_some() {
+                strict += 1;
+                assert!(fillable_in_turn(&neighbours, &walls, &starts, &order), "level {}: {order:?}", i + 1);
+            }
+        }
+        assert!(strict >= 120, "{strict} levels with an order of reachable goals");
+        let level = &levels[18];
+        let (neighbours, walls, _) = board_tables(level);
+        let starts: Vec<usize> = (0..walls.len()).filter(|&c| level.boxes[c]).collect();
+        let anywhere = packing_order_to(&neighbours, &walls, &level.goals, None, false, level.player).expect("an order exists");
+        assert!(!fillable_in_turn(&neighbours, &walls, &starts, &anywhere), "{anywhere:?}");
+    }
+
+    #[test]
+    fn a_box_is_parked_anywhere_when_no_order_of_reachable_goals_exists() {
+        // Microban 43: no box can be taken out of the full goals to a cell a box can reach;
+        // the order still covers every goal, one box at least going out to any other cell.
+        let levels = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap();
+        let level = &levels[42];
+        let (neighbours, walls, _) = board_tables(level);
+        let starts: Vec<usize> = (0..walls.len()).filter(|&c| level.boxes[c]).collect();
+        assert_eq!(packing_order_to(&neighbours, &walls, &level.goals, Some(&starts), false, level.player), None);
+        let order = packing_order(&neighbours, &walls, &level.goals, &level.boxes, level.player).expect("an order exists");
+        assert_eq!(order.len(), level.goals.iter().filter(|&&g| g).count());
+        assert!(!fillable_in_turn(&neighbours, &walls, &starts, &order), "{order:?}");
     }
 
     #[test]
@@ -164,9 +254,9 @@ mod tests {
         // needs a cell behind the player, and there is a wall.
         let level = parse_collection("#####\n#@.$#\n#####\n").unwrap().remove(0);
         let (neighbours, walls, _) = board_tables(&level);
-        assert_eq!(packing_order(&neighbours, &walls, &level.goals, level.player), None);
+        assert_eq!(packing_order(&neighbours, &walls, &level.goals, &level.boxes, level.player), None);
         let room = parse_collection("#######\n#.   .#\n#  @  #\n#$   $#\n#######\n").unwrap().remove(0);
         let (neighbours, walls, _) = board_tables(&room);
-        assert_eq!(packing_order(&neighbours, &walls, &room.goals, room.player).map(|o| o.len()), Some(2));
+        assert_eq!(packing_order(&neighbours, &walls, &room.goals, &room.boxes, room.player).map(|o| o.len()), Some(2));
     }
 }

@@ -583,7 +583,7 @@ fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, techniq
     let player = parent_region.flood(&neighbours, &walls, &occupied, level.player);
     let board = Board { neighbours: &neighbours, walls: &walls, goals: &level.goals, dead: &dead };
     let mut corrals = Corrals::new(size);
-    let packing = packing_order(&neighbours, &walls, &level.goals, level.player);
+    let packing = packing_order(&neighbours, &walls, &level.goals, &level.boxes, level.player);
     let order = Order::new(packing, size);
     let mut candidates: Vec<(usize, usize)> = Vec::new();
     let mut paths: Vec<Vec<(u16, u8)>> = Vec::new();

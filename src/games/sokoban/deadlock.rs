@@ -5,12 +5,15 @@
 //! box touching it stands off a goal. Take the boxes touching it (its barrier, and the boxes
 //! inside) alone, the other boxes off the board, and search every push of them: if no sequence
 //! of pushes ever puts them all on goals or lets the player into the corral, the position is
-//! dead. That holds for the whole position because the other boxes can only get in the way: any
+//! dead; when that proves nothing, the same again with the boxes beside the barrier added (a
+//! barrier box may be held by one that does not touch the corral). That holds for the whole
+//! position because the other boxes can only get in the way: any
 //! solution, its pushes of the other boxes left out, is a push sequence of these boxes alone
 //! that puts them on goals (the player, where it walks over an absent box, only gains room).
 //!
 //! The search stops after [`LIMIT`] positions (then nothing is proved), and its verdict is kept
-//! by the boxes' cells and the player's area, so a corral met again costs one look-up.
+//! by the boxes' cells, the player's area and the corral's cells, so a corral met again costs
+//! one look-up.
 
 use std::collections::{HashMap, HashSet};
 
@@ -70,7 +73,27 @@ impl Deadlocks {
             self.barrier.clear();
             let (cells, barrier) = (&mut self.cells, &mut self.barrier);
             let Some((_, unfinished)) = self.flood.next(board, occupied, region, |c| cells.push(c), |b| barrier.push(b)) else { break };
-            if unfinished && self.barrier.len() < boxes && self.barrier.len() <= MOST_BOXES && self.search(tables, board.neighbours, board.walls, board.goals, player) {
+            if !unfinished || self.barrier.len() >= boxes || self.barrier.len() > MOST_BOXES {
+                continue;
+            }
+            if self.search(tables, board.neighbours, board.walls, board.goals, player) {
+                return true;
+            }
+            // The barrier with the boxes beside it: a barrier box held by a box that does not
+            // touch the corral can still leave in the search of the barrier alone, where that box
+            // is off the board (original 90, level 39: four boxes in a square, each holding
+            // another, beside a one-cell corral). Any set of boxes that includes the barrier
+            // proves a deadlock the same way.
+            let before = self.barrier.len();
+            for k in 0..before {
+                for &next in &board.neighbours[self.barrier[k] as usize] {
+                    if next != NONE && occupied[next as usize] && !self.barrier.contains(&next) {
+                        self.barrier.push(next);
+                    }
+                }
+            }
+            let grown = self.barrier.len();
+            if grown > before && grown < boxes && grown <= MOST_BOXES && self.search(tables, board.neighbours, board.walls, board.goals, player) {
                 return true;
             }
         }
@@ -81,12 +104,15 @@ impl Deadlocks {
     /// leads to all boxes on goals or to the player inside the corral, within [`LIMIT`] positions.
     fn search(&mut self, tables: &Tables, neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], player: usize) -> bool {
         self.barrier.sort_unstable();
-        let given = tables.hash(&self.barrier, player as u16);
+        // The verdict is the corral's: the same boxes can border another corral (the barrier
+        // with the boxes beside it, above all), which they may well open.
+        let corral = self.cells.iter().fold(0u64, |key, &c| key ^ tables.player_key(c).rotate_left(17));
+        let given = tables.hash(&self.barrier, player as u16) ^ corral;
         if let Some(&dead) = self.given.get(&given) {
             return dead;
         }
         let start = self.barrier.clone();
-        let key = self.normalise(tables, neighbours, walls, &start, player);
+        let key = self.normalise(tables, neighbours, walls, &start, player) ^ corral;
         let dead = match self.verdicts.get(&key) {
             Some(&dead) => dead,
             None => {
@@ -178,6 +204,32 @@ mod tests {
     use crate::games::sokoban::game::Game;
     use crate::games::sokoban::level::{parse_collection, Level};
     use crate::games::sokoban::solver::{board_tables, solve_with, Outcome, Techniques};
+
+    fn dead_at_start(text: &str) -> bool {
+        let level = parse_collection(text).unwrap().remove(0);
+        let tables = Tables::new(&level);
+        let (neighbours, walls, dead_cells) = board_tables(&level);
+        let mut region = Region::new(walls.len());
+        let player = region.flood(&neighbours, &walls, &level.boxes, level.player) as usize;
+        let board = Board { neighbours: &neighbours, walls: &walls, goals: &level.goals, dead: &dead_cells };
+        let boxes = level.boxes.iter().filter(|&&b| b).count();
+        Deadlocks::new(walls.len()).dead(&tables, &board, &level.boxes, &region, player, boxes)
+    }
+
+    #[test]
+    fn a_barrier_box_held_by_a_box_beside_the_corral_is_proved_dead() {
+        // The corral is the cell left of (3, 3); its barrier, (2, 2) and (3, 3), can move
+        // alone ((3, 3) pushed up from below, into the cell of (2, 3)), but with the boxes
+        // beside it nothing moves except into a dead corner: the square of four is stuck (the
+        // fifth box is not in the search, which never takes every box).
+        let square = "########\n#....@.#\n##$$ $ #\n## $$  #\n### ## #\n#      #\n########\n";
+        assert!(dead_at_start(square));
+        let level = parse_collection(square).unwrap().remove(0);
+        let plain = Techniques { pi_corrals: false, goal_macros: false, fewest_pushes: false };
+        assert_eq!(solve_with(&level, None, &AtomicBool::new(false), plain, usize::MAX), Outcome::Unsolvable);
+        // One box of the square elsewhere: (3, 3) goes up and the corral opens.
+        assert!(!dead_at_start("########\n#....@.#\n##$  $$#\n## $$  #\n### ## #\n#      #\n########\n"));
+    }
 
     /// Positions reached by random walks on the small Microban levels: every one the corral
     /// search calls dead is unsolvable (a full search proves it), and it finds such positions

@@ -734,6 +734,8 @@ struct Search<'a> {
     made: Vec<(u16, u16)>,
     /// Scratch for the freeze deadlock check.
     frozen: Vec<usize>,
+    /// Scratch for the boxes of a child checked for deadlocks.
+    child_boxes: Vec<u16>,
     expanded: u64,
     /// The bytes its positions may take.
     memory: usize,
@@ -776,6 +778,7 @@ impl<'a> Search<'a> {
             made_stamp: 0,
             made: Vec::new(),
             frozen: Vec::new(),
+            child_boxes: Vec::new(),
             expanded: 0,
             memory,
             neighbours,
@@ -985,19 +988,40 @@ impl<'a> Search<'a> {
             let seen = &mut self.seen;
             std::hint::black_box(children.iter().fold(0, |x, c| x ^ seen.home(c.key)));
             children.retain(|c| seen.insert(c.key));
-            // The advisors: each names at most one child, which then costs nothing.
-            let pick = |better: &dyn Fn(&Child) -> Option<(u32, u32)>| {
-                children.iter().enumerate().filter_map(|(i, c)| better(c).map(|rank| (rank, c.pushes, i))).min().map(|(_, _, i)| i)
-            };
-            let packing = pick(&|c| (c.features.packed > parent_features.packed).then_some((0, c.bound)));
-            let connecting = pick(&|c| (c.features.areas < parent_features.areas).then_some((c.features.areas as u32, c.bound)));
-            let unplanning = pick(&|c| (c.features.out_of_plan < parent_features.out_of_plan).then_some((c.features.out_of_plan as u32, c.bound)));
-            let approaching = target.and_then(|distance| approaching(distance, children));
-            let freeing = freeing(&self.neighbours, &level.goals, &self.occupied, children);
+            // The advisors: each names at most one child, which then costs nothing. Each ranks
+            // the children it would advise (rank, bound, pushes); its first that is not dead is
+            // named (a dead child named would waste the advice: on original level 35, a third
+            // of the named children were found dead when expanded). A child found dead is dropped.
+            let (neighbours, goals, occupied) = (&self.neighbours, &level.goals, &self.occupied);
+            let rankings = [
+                ranked(children, |c| (c.features.packed > parent_features.packed).then_some(0)),
+                ranked(children, |c| (c.features.areas < parent_features.areas).then_some(c.features.areas as u32)),
+                ranked(children, |c| (c.features.out_of_plan < parent_features.out_of_plan).then_some(c.features.out_of_plan as u32)),
+                target.map_or_else(Vec::new, |distance| ranked(children, |c| approaching(distance, c))),
+                ranked(children, |c| freeing(neighbours, goals, occupied, c)),
+            ];
             let mut children = std::mem::take(&mut self.children);
+            let mut verdicts: Vec<Option<bool>> = vec![None; children.len()];
+            let mut advised = [None; 5];
+            for (named, ranked) in advised.iter_mut().zip(&rankings) {
+                for &(_, i) in ranked {
+                    let dead = *verdicts[i].get_or_insert_with(|| self.child_is_dead(&children[i]));
+                    if !dead {
+                        *named = Some(i);
+                        break;
+                    }
+                }
+            }
+            let mut i = 0;
+            children.retain(|_| {
+                i += 1;
+                verdicts[i - 1] != Some(true)
+            });
+            let dropped_before = |k: usize| verdicts[..k].iter().filter(|&&v| v == Some(true)).count();
+            let advised = advised.map(|named| named.map(|k| k - dropped_before(k)));
             for (i, child) in children.drain(..).enumerate() {
                 let index = self.nodes.len() as u32;
-                let advised = [packing, connecting, unplanning, approaching, freeing].contains(&Some(i));
+                let advised = advised.contains(&Some(i));
                 let child_weight = weight + u32::from(!advised);
                 self.nodes.push(Node { player: child.player, parent, moved: child.moved, areas: child.features.areas });
                 self.boxes_at.push(UNWRITTEN);
@@ -1022,6 +1046,29 @@ impl<'a> Search<'a> {
             self.children = children;
         }
         Step::Paused
+    }
+}
+
+impl Search<'_> {
+    /// Whether `child` of the position being expanded (its boxes in `self.boxes` and
+    /// `self.occupied`) is dead by the checks its own expansion would make.
+    fn child_is_dead(&mut self, child: &Child) -> bool {
+        let (from, to) = (child.moved.0, child.moved.1);
+        let mut boxes = std::mem::take(&mut self.child_boxes);
+        boxes.clear();
+        push_moved(&mut boxes, &self.boxes, from, to);
+        self.occupied[from as usize] = false;
+        self.occupied[to as usize] = true;
+        let player = self.scratch.flood(&self.neighbours, &self.walls, &self.occupied, child.player as usize);
+        let board = Board { neighbours: &self.neighbours, walls: &self.walls, goals: &self.level.goals, dead: &self.dead };
+        let dead = !self.tables.can_match(&boxes)
+            || self.frozen_goals.dead(self.tables, &board, &self.occupied, &boxes)
+            || self.corrals.analyse(&board, &self.occupied, &self.scratch) == Verdict::Dead
+            || (self.config.corral_search && self.deadlocks.dead(self.tables, &board, &self.occupied, &self.scratch, player as usize, self.n));
+        self.occupied[to as usize] = false;
+        self.occupied[from as usize] = true;
+        self.child_boxes = boxes;
+        dead
     }
 }
 
@@ -1057,40 +1104,32 @@ fn push_moved(arena: &mut Vec<u16>, boxes: &[u16], from: u16, to: u16) {
     }
 }
 
-/// The approach advisor's choice among a position's `children`: the child whose moved box
-/// ends nearer the next goal of the packing order than it stood (`distance`: the pushes to that
-/// goal from each cell, other boxes aside), the nearest such; ties to the smaller bound, then
-/// the fewer pushes.
-fn approaching(distance: &[u16], children: &[Child]) -> Option<usize> {
-    children
-        .iter()
-        .enumerate()
-        .filter_map(|(i, c)| {
-            let (from, to) = (distance[c.moved.0 as usize], distance[c.moved.1 as usize]);
-            (to < from).then_some(((to, c.bound, c.pushes), i))
-        })
-        .min()
-        .map(|(_, i)| i)
+/// The children an advisor would name, best first: by its `rank` (None: not advised), then the
+/// smaller bound, then the fewer pushes.
+fn ranked(children: &[Child], rank: impl Fn(&Child) -> Option<u32>) -> Vec<((u32, u32, u32), usize)> {
+    let mut ranked: Vec<((u32, u32, u32), usize)> = children.iter().enumerate().filter_map(|(i, c)| rank(c).map(|r| ((r, c.bound, c.pushes), i))).collect();
+    ranked.sort_unstable();
+    ranked
 }
 
-/// The hotspot advisor's choice among a position's `children` (`occupied`: the position's
-/// boxes): the move of a box off a goal that has boxes on two or more sides (a knot of boxes
-/// that hinder each other) to a cell no other box touches, the most crowded such box first;
-/// ties to the smaller bound, then the fewer pushes. After the hotspots advisor of FESS, which
-/// moves the box that most hinders the others out of their way (original 90, level 72: solved
-/// in 41 s with it, not in 60 s without).
-fn freeing(neighbours: &[[u16; 4]], goals: &[bool], occupied: &[bool], children: &[Child]) -> Option<usize> {
+/// The approach advisor's rank of a child (for [`ranked`]): when its moved box ends nearer the
+/// next goal of the packing order than it stood (`distance`: the pushes to that goal from each
+/// cell, other boxes aside), the pushes left, so that the nearest is named first.
+fn approaching(distance: &[u16], child: &Child) -> Option<u32> {
+    let (from, to) = (distance[child.moved.0 as usize], distance[child.moved.1 as usize]);
+    (to < from).then_some(to as u32)
+}
+
+/// The hotspot advisor's rank of a child (for [`ranked`]; `occupied`: the position's boxes):
+/// the move of a box off a goal that has boxes on two or more sides (a knot of boxes that hinder
+/// each other) to a cell no other box touches, the most crowded such box first. After the
+/// hotspots advisor of FESS, which moves the box that most hinders the others out of their way
+/// (original 90, level 72: solved in 41 s with it, not in 60 s without).
+fn freeing(neighbours: &[[u16; 4]], goals: &[bool], occupied: &[bool], child: &Child) -> Option<u32> {
     let boxes_beside = |cell: u16, except: u16| neighbours[cell as usize].iter().filter(|&&c| c != NONE && c != except && occupied[c as usize]).count();
-    children
-        .iter()
-        .enumerate()
-        .filter_map(|(i, c)| {
-            let (from, to) = (c.moved.0, c.moved.1);
-            let (before, after) = (boxes_beside(from, NONE), boxes_beside(to, from));
-            (!goals[from as usize] && before >= 2 && after == 0).then_some(((4 - before, c.bound, c.pushes), i))
-        })
-        .min()
-        .map(|(_, i)| i)
+    let (from, to) = (child.moved.0, child.moved.1);
+    let (before, after) = (boxes_beside(from, NONE), boxes_beside(to, from));
+    (!goals[from as usize] && before >= 2 && after == 0).then_some(4 - before as u32)
 }
 
 /// The pushes of the box moves from the start to `index`.
@@ -1384,6 +1423,7 @@ mod tests {
             bound,
             key: 0,
         };
+        let approaching = |distance: &[u16], children: &[Child]| ranked(children, |c| approaching(distance, c)).first().map(|&(_, i)| i);
         // Moves that bring their box nearer: the nearest wins, then the smaller bound.
         let children = [child(5, 4, 1, 1), child(3, 2, 10, 1), child(5, 2, 8, 3), child(9, 8, 0, 1), child(2, 6, 0, 1)];
         assert_eq!(approaching(&distance, &children), Some(2));
@@ -1401,6 +1441,23 @@ mod tests {
     }
 
     #[test]
+    fn a_child_is_dead_by_the_checks_its_expansion_would_make() {
+        // Pushing the box at (4, 2) left completes a square of four boxes beside a one-cell
+        // corral (left of (3, 3)): nothing but a push into a dead corner is left, which only
+        // the corral search with the boxes beside the barrier sees. The box at (6, 2) pushed
+        // up on its goal leaves the square open.
+        let level = parse_collection("########\n#....@.#\n##$ $ $#\n## $$  #\n### ## #\n#      #\n########\n").unwrap().remove(0);
+        let tables = Tables::new(&level);
+        let mut search = Search::new(&level, &tables, CONFIGS[0], usize::MAX).ok().unwrap();
+        let at = |x: usize, y: usize| (y * level.width + x) as u16;
+        let child = |from: u16, to: u16| Child { player: from, moved: (from, to, 0), pushes: 1, features: Features { packed: 0, areas: 1, out_of_plan: 0 }, bound: 0, key: 0 };
+        let occupied = search.occupied.clone();
+        assert!(search.child_is_dead(&child(at(4, 2), at(3, 2))));
+        assert!(!search.child_is_dead(&child(at(6, 2), at(6, 1))));
+        assert_eq!(search.occupied, occupied, "the position's boxes are restored");
+    }
+
+    #[test]
     fn the_hotspot_advisor_frees_the_most_crowded_box() {
         let level = parse_collection("#########\n#       #\n#       #\n#   @   #\n#       #\n#       #\n#      $#\n#      .#\n#########\n").unwrap().remove(0);
         let neighbours = super::super::solver::board_tables(&level).0;
@@ -1412,6 +1469,7 @@ mod tests {
             occupied[cell as usize] = true;
         }
         let child = |from: u16, to: u16, bound: u32| Child { player: 0, moved: (from, to, 0), pushes: 1, features: Features { packed: 0, areas: 1, out_of_plan: 0 }, bound, key: 0 };
+        let freeing = |neighbours: &[[u16; 4]], goals: &[bool], occupied: &[bool], children: &[Child]| ranked(children, |c| freeing(neighbours, goals, occupied, c)).first().map(|&(_, i)| i);
         // The most crowded box moved clear of the others wins over a smaller bound; a box with
         // a single neighbour is no hotspot.
         let children = [child(at(6, 3), at(6, 6), 0), child(at(4, 3), at(5, 1), 1), child(at(3, 3), at(2, 6), 9)];

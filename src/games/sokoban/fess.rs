@@ -17,7 +17,8 @@
 //! advisor: the move that leaves the fewest areas, when it joins some; the out-of-plan advisor:
 //! the move that leaves the fewest boxes out of plan, when it takes one off a goal too early;
 //! the hotspot advisor: the move of a box with boxes on two or more sides to a cell no other box
-//! touches; ties to the smaller bound, then the fewer pushes), 1 for any other move. So the search
+//! touches; ties to the smaller bound, then the fewer pushes; each advisor names its best
+//! child that the deadlock checks below do not find dead), 1 for any other move. So the search
 //! follows the advisors' plans deeply while still keeping every other move in reserve, and its
 //! attention is spread over positions of different kinds instead of one priority. Ties within a
 //! cell go to the smaller bound (each box's pushes to its nearest goal) or the fewer pushes.
@@ -38,8 +39,8 @@
 //! Pruning is the solver's: dead squares (a box never enters one), freeze deadlocks, matching
 //! deadlocks, PI-corrals (only box moves whose first push enters the corral) and corral
 //! deadlocks, and also corral deadlocks proved by a small search of a corral's boxes alone
-//! (`deadlock.rs`) and boxes that can reach no free goal once the boxes frozen on goals are
-//! walls (`frozen_goals.rs`). Each search keeps the boxes of the positions it has expanded
+//! (`deadlock.rs`), and boxes that can reach no free goal, or free goals no box can reach, once
+//! the boxes frozen on goals are walls (`frozen_goals.rs`). Each search keeps the boxes of the positions it has expanded
 //! only (the others' are their parent's with one box moved) and gives up when its positions
 //! fill its share of the memory [`search`] is given. Running out of positions proves nothing
 //! here (the caller then searches in full); a solution is rebuilt push by push and replayed by

@@ -17,8 +17,8 @@
 //! advisor: the move that leaves the fewest areas, when it joins some; the out-of-plan advisor:
 //! the move that leaves the fewest boxes out of plan, when it takes one off a goal too early;
 //! the hotspot advisor: the move of a box with boxes on two or more sides to a cell no other box
-//! touches; ties to the smaller bound, then the fewer pushes; each advisor names its best
-//! child that the deadlock checks below do not find dead), 1 for any other move. So the search
+//! touches; ties to the smaller bound, then the fewer pushes; a named child that the deadlock
+//! checks below find dead is dropped at once), 1 for any other move. So the search
 //! follows the advisors' plans deeply while still keeping every other move in reserve, and its
 //! attention is spread over positions of different kinds instead of one priority. Ties within a
 //! cell go to the smaller bound (each box's pushes to its nearest goal) or the fewer pushes.
@@ -989,30 +989,23 @@ impl<'a> Search<'a> {
             let seen = &mut self.seen;
             std::hint::black_box(children.iter().fold(0, |x, c| x ^ seen.home(c.key)));
             children.retain(|c| seen.insert(c.key));
-            // The advisors: each names at most one child, which then costs nothing. Each ranks
-            // the children it would advise (rank, bound, pushes); its first that is not dead is
-            // named (a dead child named would waste the advice: on original level 35, a third
-            // of the named children were found dead when expanded). A child found dead is dropped.
+            // The advisors: each names at most one child, which then costs nothing: its best
+            // (by rank, bound, pushes), unless the checks the child's expansion would make find
+            // it dead. Then the child is dropped and the advisor names none: on original level
+            // 35 a third of the named children were dead, and each had cost the search a
+            // turn; naming the next best instead solved other levels and lost as many (16, 19,
+            // 77 of the original 90), the second choices leading the search astray.
             let (neighbours, goals, occupied) = (&self.neighbours, &level.goals, &self.occupied);
-            let rankings = [
-                ranked(children, |c| (c.features.packed > parent_features.packed).then_some(0)),
-                ranked(children, |c| (c.features.areas < parent_features.areas).then_some(c.features.areas as u32)),
-                ranked(children, |c| (c.features.out_of_plan < parent_features.out_of_plan).then_some(c.features.out_of_plan as u32)),
-                target.map_or_else(Vec::new, |distance| ranked(children, |c| approaching(distance, c))),
-                ranked(children, |c| freeing(neighbours, goals, occupied, c)),
+            let named = [
+                advice(children, |c| (c.features.packed > parent_features.packed).then_some(0)),
+                advice(children, |c| (c.features.areas < parent_features.areas).then_some(c.features.areas as u32)),
+                advice(children, |c| (c.features.out_of_plan < parent_features.out_of_plan).then_some(c.features.out_of_plan as u32)),
+                target.and_then(|distance| advice(children, |c| approaching(distance, c))),
+                advice(children, |c| freeing(neighbours, goals, occupied, c)),
             ];
             let mut children = std::mem::take(&mut self.children);
             let mut verdicts: Vec<Option<bool>> = vec![None; children.len()];
-            let mut advised = [None; 5];
-            for (named, ranked) in advised.iter_mut().zip(&rankings) {
-                for &(_, i) in ranked {
-                    let dead = *verdicts[i].get_or_insert_with(|| self.child_is_dead(&children[i]));
-                    if !dead {
-                        *named = Some(i);
-                        break;
-                    }
-                }
-            }
+            let advised = named.map(|named| named.filter(|&i| !*verdicts[i].get_or_insert_with(|| self.child_is_dead(&children[i]))));
             let mut i = 0;
             children.retain(|_| {
                 i += 1;
@@ -1105,15 +1098,13 @@ fn push_moved(arena: &mut Vec<u16>, boxes: &[u16], from: u16, to: u16) {
     }
 }
 
-/// The children an advisor would name, best first: by its `rank` (None: not advised), then the
-/// smaller bound, then the fewer pushes.
-fn ranked(children: &[Child], rank: impl Fn(&Child) -> Option<u32>) -> Vec<((u32, u32, u32), usize)> {
-    let mut ranked: Vec<((u32, u32, u32), usize)> = children.iter().enumerate().filter_map(|(i, c)| rank(c).map(|r| ((r, c.bound, c.pushes), i))).collect();
-    ranked.sort_unstable();
-    ranked
+/// The child an advisor names: the best by its `rank` (None: not advised), then the smaller
+/// bound, then the fewer pushes.
+fn advice(children: &[Child], rank: impl Fn(&Child) -> Option<u32>) -> Option<usize> {
+    children.iter().enumerate().filter_map(|(i, c)| rank(c).map(|r| ((r, c.bound, c.pushes), i))).min().map(|(_, i)| i)
 }
 
-/// The approach advisor's rank of a child (for [`ranked`]): when its moved box ends nearer the
+/// The approach advisor's rank of a child (for [`advice`]): when its moved box ends nearer the
 /// next goal of the packing order than it stood (`distance`: the pushes to that goal from each
 /// cell, other boxes aside), the pushes left, so that the nearest is named first.
 fn approaching(distance: &[u16], child: &Child) -> Option<u32> {
@@ -1121,7 +1112,7 @@ fn approaching(distance: &[u16], child: &Child) -> Option<u32> {
     (to < from).then_some(to as u32)
 }
 
-/// The hotspot advisor's rank of a child (for [`ranked`]; `occupied`: the position's boxes):
+/// The hotspot advisor's rank of a child (for [`advice`]; `occupied`: the position's boxes):
 /// the move of a box off a goal that has boxes on two or more sides (a knot of boxes that hinder
 /// each other) to a cell no other box touches, the most crowded such box first. After the
 /// hotspots advisor of FESS, which moves the box that most hinders the others out of their way
@@ -1424,7 +1415,7 @@ mod tests {
             bound,
             key: 0,
         };
-        let approaching = |distance: &[u16], children: &[Child]| ranked(children, |c| approaching(distance, c)).first().map(|&(_, i)| i);
+        let approaching = |distance: &[u16], children: &[Child]| advice(children, |c| approaching(distance, c));
         // Moves that bring their box nearer: the nearest wins, then the smaller bound.
         let children = [child(5, 4, 1, 1), child(3, 2, 10, 1), child(5, 2, 8, 3), child(9, 8, 0, 1), child(2, 6, 0, 1)];
         assert_eq!(approaching(&distance, &children), Some(2));
@@ -1470,7 +1461,7 @@ mod tests {
             occupied[cell as usize] = true;
         }
         let child = |from: u16, to: u16, bound: u32| Child { player: 0, moved: (from, to, 0), pushes: 1, features: Features { packed: 0, areas: 1, out_of_plan: 0 }, bound, key: 0 };
-        let freeing = |neighbours: &[[u16; 4]], goals: &[bool], occupied: &[bool], children: &[Child]| ranked(children, |c| freeing(neighbours, goals, occupied, c)).first().map(|&(_, i)| i);
+        let freeing = |neighbours: &[[u16; 4]], goals: &[bool], occupied: &[bool], children: &[Child]| advice(children, |c| freeing(neighbours, goals, occupied, c));
         // The most crowded box moved clear of the others wins over a smaller bound; a box with
         // a single neighbour is no hotspot.
         let children = [child(at(6, 3), at(6, 6), 0), child(at(4, 3), at(5, 1), 1), child(at(3, 3), at(2, 6), 9)];

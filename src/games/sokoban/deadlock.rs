@@ -194,16 +194,10 @@ impl Deadlocks {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::AtomicBool;
-    use std::time::{Duration, Instant};
-
-    use rand::{Rng, SeedableRng};
-    use rand_chacha::ChaCha8Rng;
-
     use crate::games::sokoban::corral::{Corrals, Verdict};
-    use crate::games::sokoban::game::Game;
-    use crate::games::sokoban::level::{parse_collection, Level};
-    use crate::games::sokoban::solver::{board_tables, solve_with, Outcome, Techniques};
+    use crate::games::sokoban::level::parse_collection;
+    use crate::games::sokoban::solver::board_tables;
+    use crate::games::sokoban::solver::tests::{proved_unsolvable, random_walk_positions};
 
     fn dead_at_start(text: &str) -> bool {
         let level = parse_collection(text).unwrap().remove(0);
@@ -224,9 +218,7 @@ mod tests {
         // fifth box is not in the search, which never takes every box).
         let square = "########\n#....@.#\n##$$ $ #\n## $$  #\n### ## #\n#      #\n########\n";
         assert!(dead_at_start(square));
-        let level = parse_collection(square).unwrap().remove(0);
-        let plain = Techniques { pi_corrals: false, goal_macros: false, fewest_pushes: false };
-        assert_eq!(solve_with(&level, None, &AtomicBool::new(false), plain, usize::MAX), Outcome::Unsolvable);
+        assert!(proved_unsolvable(&parse_collection(square).unwrap().remove(0)));
         // One box of the square elsewhere: (3, 3) goes up and the corral opens.
         assert!(!dead_at_start("########\n#....@.#\n##$  $$#\n## $$  #\n### ## #\n#      #\n########\n"));
     }
@@ -236,40 +228,28 @@ mod tests {
     /// that no dead square, freeze, matching or PI-corral check catches.
     #[test]
     fn corral_searches_find_only_real_deadlocks_and_some_new_ones() {
-        let levels = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap();
-        let mut rng = ChaCha8Rng::seed_from_u64(61);
-        let plain = Techniques { pi_corrals: false, goal_macros: false, fewest_pushes: false };
         let (mut dead, mut new) = (0, 0);
-        for level in levels.iter().filter(|l| l.boxes.iter().filter(|&&b| b).count() <= 6) {
-            for _ in 0..20 {
-                let mut game = Game::new(level.clone());
-                for _ in 0..rng.gen_range(10..80) {
-                    game.step(rng.gen_range(0..4));
-                }
-                let position: Level = game.position.clone();
-                let tables = Tables::new(&position);
-                let (neighbours, walls, dead_cells) = board_tables(&position);
-                let size = walls.len();
-                let mut region = Region::new(size);
-                let player = region.flood(&neighbours, &walls, &position.boxes, position.player) as usize;
-                let boxes = position.boxes.iter().filter(|&&b| b).count();
-                let board = Board { neighbours: &neighbours, walls: &walls, goals: &position.goals, dead: &dead_cells };
-                let mut deadlocks = Deadlocks::new(size);
-                if !deadlocks.dead(&tables, &board, &position.boxes, &region, player, boxes) {
-                    continue;
-                }
-                dead += 1;
-                let deadline = Instant::now() + Duration::from_secs(5);
-                let outcome = solve_with(&position, Some(deadline), &AtomicBool::new(false), plain, usize::MAX);
-                assert_eq!(outcome, Outcome::Unsolvable, "level {} after {}", level.title, game.lurd());
-                let on_dead_square = (0..size).any(|c| position.boxes[c] && dead_cells[c]);
-                let frozen = (0..size).any(|c| position.boxes[c] && tables.is_freeze_deadlock(c, &position.boxes));
-                let cells: Vec<u16> = (0..size).filter(|&c| position.boxes[c]).map(|c| c as u16).collect();
-                let unmatched = tables.lower_bound(&cells).is_none();
-                let corral_dead = Corrals::new(size).analyse(&board, &position.boxes, &region) == Verdict::Dead;
-                if !on_dead_square && !frozen && !unmatched && !corral_dead {
-                    new += 1;
-                }
+        for (title, position, lurd) in random_walk_positions(61, 6, usize::MAX, 20, 10..80) {
+            let tables = Tables::new(&position);
+            let (neighbours, walls, dead_cells) = board_tables(&position);
+            let size = walls.len();
+            let mut region = Region::new(size);
+            let player = region.flood(&neighbours, &walls, &position.boxes, position.player) as usize;
+            let boxes = position.boxes.iter().filter(|&&b| b).count();
+            let board = Board { neighbours: &neighbours, walls: &walls, goals: &position.goals, dead: &dead_cells };
+            let mut deadlocks = Deadlocks::new(size);
+            if !deadlocks.dead(&tables, &board, &position.boxes, &region, player, boxes) {
+                continue;
+            }
+            dead += 1;
+            assert!(proved_unsolvable(&position), "level {title} after {lurd}");
+            let on_dead_square = (0..size).any(|c| position.boxes[c] && dead_cells[c]);
+            let frozen = (0..size).any(|c| position.boxes[c] && tables.is_freeze_deadlock(c, &position.boxes));
+            let cells: Vec<u16> = (0..size).filter(|&c| position.boxes[c]).map(|c| c as u16).collect();
+            let unmatched = tables.lower_bound(&cells).is_none();
+            let corral_dead = Corrals::new(size).analyse(&board, &position.boxes, &region) == Verdict::Dead;
+            if !on_dead_square && !frozen && !unmatched && !corral_dead {
+                new += 1;
             }
         }
         assert!(dead >= 50 && new >= 10, "too few deadlocks found: {dead}, {new} not found otherwise");

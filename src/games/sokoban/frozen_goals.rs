@@ -109,7 +109,8 @@ impl FrozenGoals {
 mod tests {
     use super::*;
     use crate::games::sokoban::level::parse_collection;
-    use crate::games::sokoban::solver::{board_tables, solve_with, Outcome, Techniques};
+    use crate::games::sokoban::solver::board_tables;
+    use crate::games::sokoban::solver::tests::{proved_unsolvable, random_walk_positions};
 
     fn check(text: &str) -> bool {
         let level = parse_collection(text).unwrap().remove(0);
@@ -131,8 +132,7 @@ mod tests {
         let (_, _, dead) = board_tables(&level);
         assert!(!dead[3 * level.width + 4], "with the walls alone the box in the room is live");
         // The plain search proves the level unsolvable (it does not use this check).
-        let techniques = Techniques { pi_corrals: true, goal_macros: false, fewest_pushes: false };
-        assert!(matches!(solve_with(&level, None, &std::sync::atomic::AtomicBool::new(false), techniques, usize::MAX), Outcome::Unsolvable));
+        assert!(proved_unsolvable(&level));
     }
 
     #[test]
@@ -141,9 +141,7 @@ mod tests {
         // off goals can still reach the goal at (3, 5): only the goal's own reach shows it.
         let sealed = "#######\n#.*#  #\n#*    #\n## $$.#\n# @   #\n#######\n";
         assert!(check(sealed));
-        let level = parse_collection(sealed).unwrap().remove(0);
-        let techniques = Techniques { pi_corrals: true, goal_macros: false, fewest_pushes: false };
-        assert!(matches!(solve_with(&level, None, &std::sync::atomic::AtomicBool::new(false), techniques, usize::MAX), Outcome::Unsolvable));
+        assert!(proved_unsolvable(&parse_collection(sealed).unwrap().remove(0)));
         // With floor below the goal's frozen neighbour, a box can still come in from below.
         assert!(!check("#######\n#.*#  #\n# *   #\n#  $$.#\n# @   #\n#######\n"));
     }
@@ -153,35 +151,22 @@ mod tests {
     /// that no box can reach.
     #[test]
     fn positions_called_dead_are_unsolvable() {
-        use crate::games::sokoban::game::Game;
-        use rand::{Rng, SeedableRng};
-        let levels = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap();
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(35);
-        let plain = Techniques { pi_corrals: false, goal_macros: false, fewest_pushes: false };
         let (mut dead, mut by_goal) = (0, 0);
-        for level in levels.iter().filter(|l| l.boxes.iter().filter(|&&b| b).count() <= 6) {
-            for _ in 0..40 {
-                let mut game = Game::new(level.clone());
-                for _ in 0..rng.gen_range(10..120) {
-                    game.step(rng.gen_range(0..4));
-                }
-                let position = game.position.clone();
-                let tables = Tables::new(&position);
-                let (neighbours, walls, dead_cells) = board_tables(&position);
-                let board = Board { neighbours: &neighbours, walls: &walls, goals: &position.goals, dead: &dead_cells };
-                let boxes: Vec<u16> = (0..walls.len()).filter(|&c| position.boxes[c]).map(|c| c as u16).collect();
-                let mut frozen_goals = FrozenGoals::new(&walls);
-                if !frozen_goals.dead(&tables, &board, &position.boxes, &boxes) {
-                    continue;
-                }
-                dead += 1;
-                let outcome = solve_with(&position, None, &std::sync::atomic::AtomicBool::new(false), plain, usize::MAX);
-                assert_eq!(outcome, Outcome::Unsolvable, "level {} after {}", level.title, game.lurd());
-                let reach = frozen_goals.reach.get(&frozen_goals.frozen).expect("kept");
-                let has = |cells: &[u64], b: u16| cells[b as usize / 64] & 1 << (b % 64) != 0;
-                if boxes.iter().all(|&b| position.goals[b as usize] || has(&reach.live, b)) {
-                    by_goal += 1;
-                }
+        for (title, position, lurd) in random_walk_positions(35, 6, usize::MAX, 40, 10..120) {
+            let tables = Tables::new(&position);
+            let (neighbours, walls, dead_cells) = board_tables(&position);
+            let board = Board { neighbours: &neighbours, walls: &walls, goals: &position.goals, dead: &dead_cells };
+            let boxes: Vec<u16> = (0..walls.len()).filter(|&c| position.boxes[c]).map(|c| c as u16).collect();
+            let mut frozen_goals = FrozenGoals::new(&walls);
+            if !frozen_goals.dead(&tables, &board, &position.boxes, &boxes) {
+                continue;
+            }
+            dead += 1;
+            assert!(proved_unsolvable(&position), "level {title} after {lurd}");
+            let reach = frozen_goals.reach.get(&frozen_goals.frozen).expect("kept");
+            let has = |cells: &[u64], b: u16| cells[b as usize / 64] & 1 << (b % 64) != 0;
+            if boxes.iter().all(|&b| position.goals[b as usize] || has(&reach.live, b)) {
+                by_goal += 1;
             }
         }
         assert!(dead >= 50 && by_goal >= 5, "too few: {dead} dead, {by_goal} by a goal no box reaches");

@@ -858,22 +858,13 @@ pub(super) mod tests {
     /// them deadlocked, get the same answer with the techniques on and off.
     #[test]
     fn pruning_never_changes_whether_a_position_is_solvable() {
-        let levels = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap();
-        let mut rng = ChaCha8Rng::seed_from_u64(16);
         let plain = Techniques { pi_corrals: false, goal_macros: false, fewest_pushes: false };
         let full = Techniques { pi_corrals: true, goal_macros: true, fewest_pushes: false };
         let (mut solvable, mut unsolvable) = (0, 0);
-        for level in levels.iter().filter(|l| l.boxes.iter().filter(|&&b| b).count() <= 5).take(80) {
-            for _ in 0..4 {
-                let mut game = Game::new(level.clone());
-                for _ in 0..rng.gen_range(10..60) {
-                    game.step(rng.gen_range(0..4));
-                }
-                let position = game.position.clone();
-                let (Some(without), Some(with)) = (verdict(&position, plain), verdict(&position, full)) else { continue };
-                assert_eq!(with, without, "level {} after {}", level.title, game.lurd());
-                if with { solvable += 1 } else { unsolvable += 1 }
-            }
+        for (title, position, lurd) in random_walk_positions(16, 5, 80, 4, 10..60) {
+            let (Some(without), Some(with)) = (verdict(&position, plain), verdict(&position, full)) else { continue };
+            assert_eq!(with, without, "level {title} after {lurd}");
+            if with { solvable += 1 } else { unsolvable += 1 }
         }
         assert!(solvable >= 20 && unsolvable >= 10, "too few positions compared: {solvable} solvable, {unsolvable} not");
     }
@@ -1024,6 +1015,32 @@ pub(super) mod tests {
         assert_eq!(path, vec![(at(2, 2) as u16, 1), (at(2, 3) as u16, 1), (at(2, 4) as u16, 3)]);
         // No way into a wall-locked corner.
         assert_eq!(push_path(&neighbours, &walls, &dead, &mut occupied, &region, at(3, 3), at(1, 1), &mut scratch), None);
+    }
+
+    /// Positions reached by random walks on the first `levels` Microban levels with at most
+    /// `most_boxes` boxes: `walks` per level, each of a random number of steps in `steps`. Each
+    /// comes with its level's title and the moves that reached it.
+    pub(in crate::games::sokoban) fn random_walk_positions(seed: u64, most_boxes: usize, levels: usize, walks: usize, steps: std::ops::Range<usize>) -> Vec<(String, Level, String)> {
+        let all = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut positions = Vec::new();
+        for level in all.iter().filter(|l| l.boxes.iter().filter(|&&b| b).count() <= most_boxes).take(levels) {
+            for _ in 0..walks {
+                let mut game = Game::new(level.clone());
+                for _ in 0..rng.gen_range(steps.clone()) {
+                    game.step(rng.gen_range(0..4));
+                }
+                positions.push((level.title.clone(), game.position.clone(), game.lurd()));
+            }
+        }
+        positions
+    }
+
+    /// Whether the plain search (no pruning but dead squares, freeze and matching) proves
+    /// `level` unsolvable.
+    pub(in crate::games::sokoban) fn proved_unsolvable(level: &Level) -> bool {
+        let plain = Techniques { pi_corrals: false, goal_macros: false, fewest_pushes: false };
+        solve_with(level, None, &AtomicBool::new(false), plain, usize::MAX) == Outcome::Unsolvable
     }
 
     /// `count` distinct cells drawn at random from `cells` (all of them when there are fewer).

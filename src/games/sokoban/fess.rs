@@ -40,11 +40,11 @@
 //! deadlocks, PI-corrals (only box moves whose first push enters the corral) and corral
 //! deadlocks, and also corral deadlocks proved by a small search of a corral's boxes alone
 //! (`deadlock.rs`), and boxes that can reach no free goal, or free goals no box can reach, once
-//! the boxes frozen on goals are walls (`frozen_goals.rs`). Each search keeps the boxes of the positions it has expanded
-//! only (the others' are their parent's with one box moved) and gives up when its positions
-//! fill its share of the memory [`search`] is given. Running out of positions proves nothing
-//! here (the caller then searches in full); a solution is rebuilt push by push and replayed by
-//! the game before it is reported.
+//! the boxes frozen on goals are walls (`frozen_goals.rs`). Each search keeps the boxes of the
+//! positions it has expanded only (the others' are their parent's with one box moved) and gives
+//! up when its positions fill its share of the memory [`search`] is given. Running out of
+//! positions proves nothing here (the caller then searches in full); a solution is rebuilt push
+//! by push and replayed by the game before it is reported.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -993,8 +993,8 @@ impl<'a> Search<'a> {
             // (by rank, bound, pushes), unless the checks the child's expansion would make find
             // it dead. Then the child is dropped and the advisor names none: on original level
             // 35 a third of the named children were dead, and each had cost the search a
-            // turn; naming the next best instead solved other levels and lost as many (16, 19,
-            // 77 of the original 90), the second choices leading the search astray.
+            // turn. Naming the next best instead lost levels 16, 19 and 77 of the original 90
+            // (74 solved within 60 s against 77).
             let (neighbours, goals, occupied) = (&self.neighbours, &level.goals, &self.occupied);
             let named = [
                 advice(children, |c| (c.features.packed > parent_features.packed).then_some(0)),

@@ -3,8 +3,8 @@
 //!
 //! Found backwards from the solved position (every goal holding a box): again and again, take
 //! out a box that the player can reach and pull off the goals, to a cell that is no goal and
-//! that a box can be pushed to from the start, with the boxes still on goals in the way. The order of taking out, reversed, is an order in which
-//! boxes can be pushed in. The search uses it as guidance only (a penalty for boxes that sit on
+//! that a box can be pushed to from the start, with the boxes still on goals in the way. The
+//! order of taking out, reversed, is an order in which boxes can be pushed in. The search uses it as guidance only (a penalty for boxes that sit on
 //! goals out of turn), never as a rule, so a wrong or missing order costs time, not solutions.
 
 use std::collections::VecDeque;
@@ -21,9 +21,9 @@ pub(super) fn packing_order(neighbours: &[[u16; 4]], walls: &[bool], goals: &[bo
     // A box counts as taken out only on a cell a box can be pushed to from the start, around
     // the goals still filled: pulled into a pocket no box can enter then (original 90, level
     // 39: floor beside its goal room that the player reaches alone), it would be filled from
-    // nowhere. When no order takes all its boxes out that way, any cell that is no goal will
-    // do for a box when no other can be taken out (level 39 again: its goal room is filled with
-    // boxes parked on the way, which this order does not know).
+    // nowhere. When no order takes all its boxes out that way (9 of the original 90, 39 among
+    // them: boxes taken out one at a time do not model boxes parked on the way), any cell that
+    // is no goal will do for a box, but only when no box can be taken out the strict way.
     let starts: Vec<usize> = (0..walls.len()).filter(|&c| boxes[c]).collect();
     packing_order_to(neighbours, walls, goals, Some(&starts), false, player).or_else(|| packing_order_to(neighbours, walls, goals, Some(&starts), true, player))
 }
@@ -112,7 +112,8 @@ fn flood(neighbours: &[[u16; 4]], walls: &[bool], occupied: &[bool], start: usiz
 }
 
 /// Whether the box on `goal` can be pulled to a non-goal cell, the other `occupied` cells in
-/// the way, starting with the player somewhere in `region`.
+/// the way, starting with the player somewhere in `region`; when `starts` are given, to a cell
+/// a box can be pushed to from them around those cells.
 fn can_take_out(neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], starts: Option<&[usize]>, occupied: &[bool], goal: usize, region: &[u32]) -> bool {
     let size = walls.len();
     let mut others = occupied.to_vec();

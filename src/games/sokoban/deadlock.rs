@@ -1,15 +1,15 @@
 //! Corral deadlocks proved by a small search (after the "corral deadlock" detection of YASS and
 //! JSoko), remembered in a table.
 //!
-//! A corral (free cells the player cannot reach) is *unfinished* when it holds an empty goal or a
-//! box touching it stands off a goal. Take the boxes touching it (its barrier, and the boxes
+//! A corral (free cells the player cannot reach) is *unfinished* when it holds an empty goal or
+//! a box touching it stands off a goal. Take the boxes touching it (its barrier, and the boxes
 //! inside) alone, the other boxes off the board, and search every push of them: if no sequence
 //! of pushes ever puts them all on goals or lets the player into the corral, the position is
 //! dead; when that proves nothing, the same again with the boxes beside the barrier added (a
 //! barrier box may be held by one that does not touch the corral). That holds for the whole
-//! position because the other boxes can only get in the way: any
-//! solution, its pushes of the other boxes left out, is a push sequence of these boxes alone
-//! that puts them on goals (the player, where it walks over an absent box, only gains room).
+//! position because the other boxes can only get in the way: any solution, its pushes of the
+//! other boxes left out, is a push sequence of these boxes alone that puts them on goals (the
+//! player, where it walks over an absent box, only gains room).
 //!
 //! The search stops after [`LIMIT`] positions (then nothing is proved), and its verdict is kept
 //! by the boxes' cells, the player's area and the corral's cells, so a corral met again costs

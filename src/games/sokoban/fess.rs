@@ -704,9 +704,7 @@ struct Search<'a> {
     region: Region,
     scratch: Region,
     areas: Areas,
-    corrals: Corrals,
-    deadlocks: Deadlocks,
-    frozen_goals: FrozenGoals,
+    checks: Checks,
     occupied: Vec<bool>,
     /// Boxes per position.
     n: usize,
@@ -760,9 +758,7 @@ impl<'a> Search<'a> {
             region: Region::new(size),
             scratch: Region::new(size),
             areas: Areas::new(&neighbours, &walls),
-            corrals: Corrals::new(size),
-            deadlocks: Deadlocks::new(size),
-            frozen_goals: FrozenGoals::new(&walls),
+            checks: Checks { corrals: Corrals::new(size), deadlocks: Deadlocks::new(size), frozen_goals: FrozenGoals::new(&walls), corral_search: config.corral_search },
             occupied: vec![false; size],
             n: start_boxes.len(),
             arena: start_boxes.clone(),
@@ -837,10 +833,6 @@ impl<'a> Search<'a> {
             let boxes = &self.boxes;
             boxes.iter().for_each(|&b| occupied[b as usize] = true);
             let player = self.region.flood(neighbours, walls, occupied, self.nodes[parent as usize].player as usize);
-            // Matching deadlocks are found here rather than for every child (most are never expanded).
-            if !tables.can_match(boxes) {
-                continue;
-            }
             let parent_bound: u32 = boxes.iter().map(|&b| tables.distance_to_goal[b as usize] as u32).sum();
             let parent_features = features(&self.order, &level.goals, boxes, self.nodes[parent as usize].areas);
             // What a child's key and features are updated from (instead of counted over its boxes).
@@ -855,19 +847,10 @@ impl<'a> Search<'a> {
                 .flatten()
                 .and_then(|g| tables.goal_index[g as usize])
                 .map(|g| &tables.distance_to_each_goal[g]);
-            // Which first pushes are allowed: all, or only those into a PI-corral.
+            // Deadlocks are found here rather than for every child (most are never expanded);
+            // the first pushes allowed are all, or only those into a PI-corral.
             let board = Board { neighbours, walls, goals: &level.goals, dead };
-            if self.frozen_goals.dead(tables, &board, occupied, boxes) {
-                continue;
-            }
-            let only = match self.corrals.analyse(&board, occupied, &self.region) {
-                Verdict::Dead => continue,
-                Verdict::Only(pushes) => Some(pushes),
-                Verdict::Free => None,
-            };
-            if self.config.corral_search && self.deadlocks.dead(tables, &board, occupied, &self.region, player as usize, n) {
-                continue;
-            }
+            let Some(only) = self.checks.verdict(tables, &board, occupied, boxes, &self.region, player as usize) else { continue };
             let (visited, touched, queue, children, made) = (&mut self.visited, &mut self.touched, &mut self.queue, &mut self.children, &mut self.made);
             children.clear();
             let mut labelled = false;
@@ -1004,16 +987,21 @@ impl<'a> Search<'a> {
                 advice(children, |c| freeing(neighbours, goals, occupied, c)),
             ];
             let mut children = std::mem::take(&mut self.children);
-            let mut verdicts: Vec<Option<bool>> = vec![None; children.len()];
-            let advised = named.map(|named| named.filter(|&i| !*verdicts[i].get_or_insert_with(|| self.child_is_dead(&children[i]))));
-            let mut i = 0;
-            children.retain(|_| {
-                i += 1;
-                verdicts[i - 1] != Some(true)
+            // The named children checked (index, dead), each once: at most one per advisor.
+            let mut checked = [(usize::MAX, false); 5];
+            let advised = named.map(|named| {
+                named.filter(|&i| {
+                    let slot = checked.iter().position(|&(c, _)| c == i || c == usize::MAX).expect("five advisors");
+                    if checked[slot].0 != i {
+                        checked[slot] = (i, self.child_is_dead(&children[i]));
+                    }
+                    !checked[slot].1
+                })
             });
-            let dropped_before = |k: usize| verdicts[..k].iter().filter(|&&v| v == Some(true)).count();
-            let advised = advised.map(|named| named.map(|k| k - dropped_before(k)));
             for (i, child) in children.drain(..).enumerate() {
+                if checked.contains(&(i, true)) {
+                    continue;
+                }
                 let index = self.nodes.len() as u32;
                 let advised = advised.contains(&Some(i));
                 let child_weight = weight + u32::from(!advised);
@@ -1055,14 +1043,40 @@ impl Search<'_> {
         self.occupied[to as usize] = true;
         let player = self.scratch.flood(&self.neighbours, &self.walls, &self.occupied, child.player as usize);
         let board = Board { neighbours: &self.neighbours, walls: &self.walls, goals: &self.level.goals, dead: &self.dead };
-        let dead = !self.tables.can_match(&boxes)
-            || self.frozen_goals.dead(self.tables, &board, &self.occupied, &boxes)
-            || self.corrals.analyse(&board, &self.occupied, &self.scratch) == Verdict::Dead
-            || (self.config.corral_search && self.deadlocks.dead(self.tables, &board, &self.occupied, &self.scratch, player as usize, self.n));
+        let dead = self.checks.verdict(self.tables, &board, &self.occupied, &boxes, &self.scratch, player as usize).is_none();
         self.occupied[to as usize] = false;
         self.occupied[from as usize] = true;
         self.child_boxes = boxes;
         dead
+    }
+}
+
+/// The deadlock checks a position gets before it is expanded, with their tables.
+struct Checks {
+    corrals: Corrals,
+    deadlocks: Deadlocks,
+    frozen_goals: FrozenGoals,
+    /// Whether corral deadlocks are also sought by a search ([`Config::corral_search`]).
+    corral_search: bool,
+}
+
+impl Checks {
+    /// None when the position (`occupied`: the cells of `boxes`; `region`: the player's area,
+    /// whose smallest cell is `player`) is dead by a matching, frozen-goal, PI-corral or corral
+    /// search deadlock; else the first pushes to search: all (None), or those into a PI-corral.
+    fn verdict(&mut self, tables: &Tables, board: &Board, occupied: &[bool], boxes: &[u16], region: &Region, player: usize) -> Option<Option<Vec<(u16, u8)>>> {
+        if !tables.can_match(boxes) || self.frozen_goals.dead(tables, board, occupied, boxes) {
+            return None;
+        }
+        let only = match self.corrals.analyse(board, occupied, region) {
+            Verdict::Dead => return None,
+            Verdict::Only(pushes) => Some(pushes),
+            Verdict::Free => None,
+        };
+        if self.corral_search && self.deadlocks.dead(tables, board, occupied, region, player, boxes.len()) {
+            return None;
+        }
+        Some(only)
     }
 }
 
@@ -1077,7 +1091,7 @@ impl Search<'_> {
             + self.arena.capacity() * std::mem::size_of::<u16>()
             + self.seen.memory()
             + self.cells.memory()
-            + self.frozen_goals.memory()
+            + self.checks.frozen_goals.memory()
     }
 }
 

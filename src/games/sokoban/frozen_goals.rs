@@ -30,6 +30,11 @@ struct Reach {
     each_goal: Vec<Vec<u64>>,
 }
 
+/// Whether `cell` is among `cells` (one bit per cell).
+fn has(cells: &[u64], cell: u16) -> bool {
+    cells[cell as usize / 64] & 1 << (cell % 64) != 0
+}
+
 /// Scratch space and the reach found for each set of frozen boxes, reused across positions.
 pub(super) struct FrozenGoals {
     /// Scratch for the freeze check.
@@ -62,7 +67,6 @@ impl FrozenGoals {
         if self.frozen.is_empty() || boxes.iter().all(|&b| board.goals[b as usize]) {
             return false;
         }
-        let has = |cells: &[u64], b: u16| cells[b as usize / 64] & 1 << (b % 64) != 0;
         // A frozen box is a wall, so it is in no goal's reach: any box found there can move.
         let verdict = |reach: &Reach| {
             boxes.iter().any(|&b| !board.goals[b as usize] && !has(&reach.live, b)) || reach.each_goal.iter().any(|cells| !boxes.iter().any(|&b| has(cells, b)))
@@ -164,7 +168,6 @@ mod tests {
             dead += 1;
             assert!(proved_unsolvable(&position), "level {title} after {lurd}");
             let reach = frozen_goals.reach.get(&frozen_goals.frozen).expect("kept");
-            let has = |cells: &[u64], b: u16| cells[b as usize / 64] & 1 << (b % 64) != 0;
             if boxes.iter().all(|&b| position.goals[b as usize] || has(&reach.live, b)) {
                 by_goal += 1;
             }

@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use super::fess::{Areas, Cells, KeyTable, Node, Step};
 use super::level::Level;
-use super::solver::{board_tables, minimum_matching, push_path_to, replay_pushes, Outcome, Reach, Region, Tables, NONE};
+use super::solver::{board_tables, minimum_matching, push_distances, push_path_to, replay_pushes, Outcome, Reach, Region, Tables, NONE};
 
 
 /// A position's coordinates in the backward feature space.
@@ -44,25 +44,6 @@ struct Child {
     features: Features,
     bound: u32,
     key: u64,
-}
-
-/// Pushes needed to bring a box from `start` to each cell, no other box in the way: a box
-/// pulled back from a cell can reach `start` in as many pulls.
-fn push_distances(neighbours: &[[u16; 4]], walls: &[bool], start: usize) -> Vec<u16> {
-    let mut distance = vec![u16::MAX; walls.len()];
-    let mut queue = VecDeque::from([start]);
-    distance[start] = 0;
-    let free = |cell: u16| cell != NONE && !walls[cell as usize];
-    while let Some(cell) = queue.pop_front() {
-        for direction in 0..4 {
-            let (to, behind) = (neighbours[cell][direction], neighbours[cell][direction ^ 1]);
-            if free(to) && free(behind) && distance[to as usize] == u16::MAX {
-                distance[to as usize] = distance[cell] + 1;
-                queue.push_back(to as usize);
-            }
-        }
-    }
-    distance
 }
 
 /// The backward search, resumable in turns.
@@ -109,7 +90,7 @@ impl<'a> Backward<'a> {
         let size = level.width * level.height;
         let (neighbours, walls, dead) = board_tables(level);
         let starts: Vec<usize> = (0..size).filter(|&c| level.boxes[c]).collect();
-        let from_start: Vec<Vec<u16>> = starts.iter().map(|&s| push_distances(&neighbours, &walls, s)).collect();
+        let from_start: Vec<Vec<u16>> = starts.iter().map(|&s| push_distances(&neighbours, &walls, &[s])).collect();
         let nearest_start: Vec<u16> = (0..size).map(|c| from_start.iter().map(|d| d[c]).min().unwrap_or(u16::MAX)).collect();
         let goals: Vec<u16> = (0..size).filter(|&c| level.goals[c]).map(|c| c as u16).collect();
         let mut search = Backward {

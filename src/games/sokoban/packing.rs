@@ -9,7 +9,7 @@
 
 use std::collections::VecDeque;
 
-use super::solver::NONE;
+use super::solver::{push_distances, NONE};
 
 /// The goals (cells) in the order they should be filled, or None when taking the boxes out of
 /// the solved position gets stuck wherever the player stands (then no order is used).
@@ -26,24 +26,6 @@ pub(super) fn packing_order(neighbours: &[[u16; 4]], walls: &[bool], goals: &[bo
     // is no goal will do for a box, but only when no box can be taken out the strict way.
     let starts: Vec<usize> = (0..walls.len()).filter(|&c| boxes[c]).collect();
     packing_order_to(neighbours, walls, goals, Some(&starts), false, player).or_else(|| packing_order_to(neighbours, walls, goals, Some(&starts), true, player))
-}
-
-/// Cells a box can be pushed to from the `starts` around the `blocked` cells, the other boxes
-/// away (a box can be pushed when the cells before and behind it are free).
-fn push_reachable(neighbours: &[[u16; 4]], blocked: &[bool], starts: &[usize]) -> Vec<bool> {
-    let mut reached = vec![false; blocked.len()];
-    let mut stack: Vec<usize> = starts.iter().copied().filter(|&s| !blocked[s]).collect();
-    stack.iter().for_each(|&s| reached[s] = true);
-    while let Some(cell) = stack.pop() {
-        for direction in 0..4 {
-            let (to, behind) = (neighbours[cell][direction], neighbours[cell][direction ^ 1]);
-            if to != NONE && behind != NONE && !blocked[to as usize] && !blocked[behind as usize] && !reached[to as usize] {
-                reached[to as usize] = true;
-                stack.push(to as usize);
-            }
-        }
-    }
-    reached
 }
 
 /// [`packing_order`], a box out once on a cell that is no goal and one a box can be pushed to
@@ -119,7 +101,7 @@ fn can_take_out(neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], starts:
     let mut others = occupied.to_vec();
     others[goal] = false;
     let blocked: Vec<bool> = (0..size).map(|c| walls[c] || others[c]).collect();
-    let out = starts.map(|starts| push_reachable(neighbours, &blocked, starts));
+    let out = starts.map(|starts| push_distances(neighbours, &blocked, starts));
     let free = |cell: u16, others: &[bool]| cell != NONE && !walls[cell as usize] && !others[cell as usize];
     // States: (box cell, side of the box the player stands on).
     let mut seen = vec![[false; 4]; size];
@@ -139,7 +121,7 @@ fn can_take_out(neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], starts:
             continue;
         }
         let new_box = player as usize;
-        if !goals[new_box] && out.as_ref().is_none_or(|out| out[new_box]) {
+        if !goals[new_box] && out.as_ref().is_none_or(|out| out[new_box] < u16::MAX) {
             return true;
         }
         others[new_box] = true;
@@ -201,7 +183,7 @@ mod tests {
     fn fillable_in_turn(neighbours: &[[u16; 4]], walls: &[bool], starts: &[usize], order: &[u16]) -> bool {
         let mut blocked = walls.to_vec();
         order.iter().all(|&goal| {
-            let reached = push_reachable(neighbours, &blocked, starts)[goal as usize];
+            let reached = push_distances(neighbours, &blocked, starts)[goal as usize] < u16::MAX;
             blocked[goal as usize] = true;
             reached
         })

@@ -443,6 +443,27 @@ pub(super) fn board_tables(level: &Level) -> (Vec<[u16; 4]>, Vec<bool>, Vec<bool
 
 /// The cells from which a box can be pushed to one of the `targets`, other boxes aside: a
 /// search pulling boxes back from all of them at once (a box reaches a cell from its neighbour
+/// Pushes needed to bring a box from the nearest of `starts` to each cell (u16::MAX: never),
+/// around the `blocked` cells, no other box in the way: a box can be pushed when the cells
+/// before and behind it are free. The backward search's distances from each start square, and
+/// the packing order's cells a box can reach.
+pub(super) fn push_distances(neighbours: &[[u16; 4]], blocked: &[bool], starts: &[usize]) -> Vec<u16> {
+    let mut distance = vec![u16::MAX; blocked.len()];
+    let mut queue: std::collections::VecDeque<usize> = starts.iter().copied().filter(|&s| !blocked[s]).collect();
+    queue.iter().for_each(|&s| distance[s] = 0);
+    let free = |cell: u16| cell != NONE && !blocked[cell as usize];
+    while let Some(cell) = queue.pop_front() {
+        for direction in 0..4 {
+            let (to, behind) = (neighbours[cell][direction], neighbours[cell][direction ^ 1]);
+            if free(to) && free(behind) && distance[to as usize] == u16::MAX {
+                distance[to as usize] = distance[cell] + 1;
+                queue.push_back(to as usize);
+            }
+        }
+    }
+    distance
+}
+
 /// with the player one cell further on, both free).
 pub(super) fn pull_reachable(neighbours: &[[u16; 4]], walls: &[bool], targets: impl IntoIterator<Item = usize>) -> Vec<bool> {
     let mut reached = vec![false; walls.len()];

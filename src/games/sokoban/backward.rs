@@ -91,7 +91,7 @@ impl<'a> Backward<'a> {
         let (neighbours, walls, dead) = board_tables(level);
         let starts: Vec<usize> = (0..size).filter(|&c| level.boxes[c]).collect();
         let from_start: Vec<Vec<u16>> = starts.iter().map(|&s| push_distances(&neighbours, &walls, &[s])).collect();
-        let nearest_start: Vec<u16> = (0..size).map(|c| from_start.iter().map(|d| d[c]).min().unwrap_or(u16::MAX)).collect();
+        let nearest_start = push_distances(&neighbours, &walls, &starts);
         let goals: Vec<u16> = (0..size).filter(|&c| level.goals[c]).map(|c| c as u16).collect();
         let mut search = Backward {
             level,

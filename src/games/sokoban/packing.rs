@@ -4,8 +4,9 @@
 //! Found backwards from the solved position (every goal holding a box): again and again, take
 //! out a box that the player can reach and pull off the goals, to a cell that is no goal and
 //! that a box can be pushed to from the start, with the boxes still on goals in the way. The
-//! order of taking out, reversed, is an order in which boxes can be pushed in. The search uses it as guidance only (a penalty for boxes that sit on
-//! goals out of turn), never as a rule, so a wrong or missing order costs time, not solutions.
+//! order of taking out, reversed, is an order in which boxes can be pushed in. The search uses
+//! it as guidance only (a penalty for boxes that sit on goals out of turn), never as a rule, so
+//! a wrong or missing order costs time, not solutions.
 
 use std::collections::VecDeque;
 

@@ -441,11 +441,9 @@ pub(super) fn board_tables(level: &Level) -> (Vec<[u16; 4]>, Vec<bool>, Vec<bool
     (neighbours, walls, dead)
 }
 
-/// The cells from which a box can be pushed to one of the `targets`, other boxes aside: a
-/// search pulling boxes back from all of them at once (a box reaches a cell from its neighbour
 /// Pushes needed to bring a box from the nearest of `starts` to each cell (u16::MAX: never),
 /// around the `blocked` cells, no other box in the way: a box can be pushed when the cells
-/// before and behind it are free. The backward search's distances from each start square, and
+/// before and behind it are free. The backward search's distances from the start squares, and
 /// the packing order's cells a box can reach.
 pub(super) fn push_distances(neighbours: &[[u16; 4]], blocked: &[bool], starts: &[usize]) -> Vec<u16> {
     let mut distance = vec![u16::MAX; blocked.len()];
@@ -464,6 +462,8 @@ pub(super) fn push_distances(neighbours: &[[u16; 4]], blocked: &[bool], starts: 
     distance
 }
 
+/// The cells from which a box can be pushed to one of the `targets`, other boxes aside: a
+/// search pulling boxes back from all of them at once (a box reaches a cell from its neighbour
 /// with the player one cell further on, both free).
 pub(super) fn pull_reachable(neighbours: &[[u16; 4]], walls: &[bool], targets: impl IntoIterator<Item = usize>) -> Vec<bool> {
     let mut reached = vec![false; walls.len()];

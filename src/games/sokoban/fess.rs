@@ -39,8 +39,10 @@
 //! Pruning is the solver's: dead squares (a box never enters one), freeze deadlocks, matching
 //! deadlocks, PI-corrals (only box moves whose first push enters the corral) and corral
 //! deadlocks, and also corral deadlocks proved by a small search of a corral's boxes alone
-//! (`deadlock.rs`), and boxes that can reach no free goal, or free goals no box can reach, once
-//! the boxes frozen on goals are walls (`frozen_goals.rs`). Each search keeps the boxes of the
+//! (`deadlock.rs`), boxes that can reach no free goal, or free goals no box can reach, once
+//! the boxes frozen on goals are walls (`frozen_goals.rs`), and goal rooms whose boxes make a
+//! pattern from which they can no longer be filled (`goal_room.rs`: a look-up, made for every
+//! child as it is made). Each search keeps the boxes of the
 //! positions it has expanded only (the others' are their parent's with one box moved) and gives
 //! up when its positions fill its share of the memory [`search`] is given. Running out of
 //! positions proves nothing here (the caller then searches in full); a solution is rebuilt push
@@ -55,6 +57,7 @@ use super::backward::Backward;
 use super::corral::{Board, Corrals, Verdict};
 use super::deadlock::Deadlocks;
 use super::frozen_goals::FrozenGoals;
+use super::goal_room::GoalRooms;
 use super::level::Level;
 use super::packing::packing_order;
 use super::solver::{board_tables, flood_from, push_path_to, replay_pushes, Order, Outcome, Region, Tables, NONE};
@@ -634,10 +637,11 @@ pub(super) fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBo
     }
     let tables = Tables::new(level);
     let started = Instant::now();
-    let share = memory / MEMORY_SHARES;
+    let rooms = GoalRooms::of_level(level);
+    let share = memory.saturating_sub(rooms.memory()) / MEMORY_SHARES;
     let mut searches = Vec::new();
     for config in CONFIGS {
-        match Search::new(level, &tables, config, share) {
+        match Search::new(level, &tables, &rooms, config, share) {
             Ok(search) => searches.push(search),
             Err(outcome) => return Some(outcome),
         }
@@ -649,7 +653,7 @@ pub(super) fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBo
     while !searches.is_empty() {
         if backward.is_none() && started.elapsed() >= LATE_JOIN {
             for config in LATE_CONFIGS {
-                match Search::new(level, &tables, config, share) {
+                match Search::new(level, &tables, &rooms, config, share) {
                     Ok(search) => searches.push(search),
                     Err(outcome) => return Some(outcome),
                 }
@@ -696,6 +700,8 @@ pub(super) enum Step {
 struct Search<'a> {
     level: &'a Level,
     tables: &'a Tables<'a>,
+    /// The goal rooms' patterns from which they can be filled, shared by the searches.
+    rooms: &'a GoalRooms,
     config: Config,
     neighbours: Vec<[u16; 4]>,
     walls: Vec<bool>,
@@ -742,7 +748,7 @@ struct Search<'a> {
 
 impl<'a> Search<'a> {
     /// The search from the level's start, or the outcome when the start is already dead.
-    fn new(level: &'a Level, tables: &'a Tables<'a>, config: Config, memory: usize) -> Result<Search<'a>, Outcome> {
+    fn new(level: &'a Level, tables: &'a Tables<'a>, rooms: &'a GoalRooms, config: Config, memory: usize) -> Result<Search<'a>, Outcome> {
         let size = level.width * level.height;
         let (neighbours, walls, dead) = board_tables(level);
         let start_boxes: Vec<u16> = (0..size).filter(|&c| level.boxes[c]).map(|c| c as u16).collect();
@@ -753,6 +759,7 @@ impl<'a> Search<'a> {
         let mut search = Search {
             level,
             tables,
+            rooms,
             config,
             order,
             region: Region::new(size),
@@ -803,6 +810,8 @@ impl<'a> Search<'a> {
     fn run(&mut self, budget: u64, deadline: Option<Instant>, cancel: &AtomicBool, meet: Option<&Backward>) -> Step {
         let level = self.level;
         let tables = self.tables;
+        let rooms = self.rooms;
+        let mut room_masks = Vec::new();
         let n = self.n;
         for _ in 0..budget {
             // The next non-empty cell in turn.
@@ -850,7 +859,10 @@ impl<'a> Search<'a> {
             // Deadlocks are found here rather than for every child (most are never expanded);
             // the first pushes allowed are all, or only those into a PI-corral.
             let board = Board { neighbours, walls, goals: &level.goals, dead };
-            let Some(only) = self.checks.verdict(tables, &board, occupied, boxes, &self.region, player as usize) else { continue };
+            let Some(only) = self.checks.verdict(tables, rooms, &board, occupied, boxes, &self.region, player as usize) else { continue };
+            // Each child's goal rooms are checked as it is made (a look-up), so that their
+            // dead patterns take no place in the queues.
+            rooms.masks(boxes, &mut room_masks);
             let (visited, touched, queue, children, made) = (&mut self.visited, &mut self.touched, &mut self.queue, &mut self.children, &mut self.made);
             children.clear();
             let mut labelled = false;
@@ -943,7 +955,7 @@ impl<'a> Search<'a> {
                             made.push((to as u16, player));
                         }
                         // A new child, unless frozen (seen ones are dropped below).
-                        if !tables.is_freeze_deadlock_with(to, occupied, &mut self.frozen) {
+                        if !tables.is_freeze_deadlock_with(to, occupied, &mut self.frozen) && !rooms.dead_after_move(&room_masks, from, to, boxed) {
                             let key = boxes_key ^ tables.box_key(from) ^ tables.box_key(to) ^ tables.player_key(player);
                             // The cheap bound (each box to its nearest goal) breaks ties in
                             // the cell's queue; the matching is checked at expansion.
@@ -1043,7 +1055,7 @@ impl Search<'_> {
         self.occupied[to as usize] = true;
         let player = self.scratch.flood(&self.neighbours, &self.walls, &self.occupied, child.player as usize);
         let board = Board { neighbours: &self.neighbours, walls: &self.walls, goals: &self.level.goals, dead: &self.dead };
-        let dead = self.checks.verdict(self.tables, &board, &self.occupied, &boxes, &self.scratch, player as usize).is_none();
+        let dead = self.checks.verdict(self.tables, self.rooms, &board, &self.occupied, &boxes, &self.scratch, player as usize).is_none();
         self.occupied[to as usize] = false;
         self.occupied[from as usize] = true;
         self.child_boxes = boxes;
@@ -1062,10 +1074,12 @@ struct Checks {
 
 impl Checks {
     /// None when the position (`occupied`: the cells of `boxes`; `region`: the player's area,
-    /// whose smallest cell is `player`) is dead by a matching, frozen-goal, PI-corral or corral
-    /// search deadlock; else the first pushes to search: all (None), or those into a PI-corral.
-    fn verdict(&mut self, tables: &Tables, board: &Board, occupied: &[bool], boxes: &[u16], region: &Region, player: usize) -> Option<Option<Vec<(u16, u8)>>> {
-        if !tables.can_match(boxes) || self.frozen_goals.dead(tables, board, occupied, boxes) {
+    /// whose smallest cell is `player`) is dead by a matching, goal-room, frozen-goal, PI-corral
+    /// or corral search deadlock; else the first pushes to search: all (None), or those into a
+    /// PI-corral.
+    #[allow(clippy::too_many_arguments)]
+    fn verdict(&mut self, tables: &Tables, rooms: &GoalRooms, board: &Board, occupied: &[bool], boxes: &[u16], region: &Region, player: usize) -> Option<Option<Vec<(u16, u8)>>> {
+        if !tables.can_match(boxes) || rooms.dead(boxes, player) || self.frozen_goals.dead(tables, board, occupied, boxes) {
             return None;
         }
         let only = match self.corrals.analyse(board, occupied, region) {
@@ -1331,7 +1345,8 @@ mod tests {
         let level = parse_collection("#######\n#@ $ .#\n#######\n").unwrap().remove(0);
         let tables = Tables::new(&level);
         let cells = |config: Config| {
-            let mut search = Search::new(&level, &tables, config, usize::MAX).ok().unwrap();
+            let rooms = GoalRooms::of_level(&level);
+            let mut search = Search::new(&level, &tables, &rooms, config, usize::MAX).ok().unwrap();
             for (areas, out_of_plan) in [(1, 0), (3, 0), (5, 2), (5, 1)] {
                 search.enqueue(Features { packed: 0, areas, out_of_plan }, (0, 0, 0));
             }
@@ -1355,7 +1370,8 @@ mod tests {
         let tables = Tables::new(&level);
         let boxes: Vec<u16> = (0..level.width * level.height).filter(|&c| level.boxes[c]).map(|c| c as u16).collect();
         let measure = |config: Config| {
-            let search = Search::new(&level, &tables, config, usize::MAX).ok().unwrap();
+            let rooms = GoalRooms::of_level(&level);
+            let search = Search::new(&level, &tables, &rooms, config, usize::MAX).ok().unwrap();
             let f = features(&search.order, &level.goals, &boxes, search.nodes[0].areas);
             (f.packed, f.out_of_plan)
         };
@@ -1372,7 +1388,8 @@ mod tests {
         let cancel = AtomicBool::new(false);
         for level in levels.iter().take(20) {
             let tables = Tables::new(level);
-            let mut search = Search::new(level, &tables, LATE_CONFIGS[0], usize::MAX).ok().unwrap();
+            let rooms = GoalRooms::of_level(level);
+            let mut search = Search::new(level, &tables, &rooms, LATE_CONFIGS[0], usize::MAX).ok().unwrap();
             match search.run(1_000_000, None, &cancel, None) {
                 Step::Done(Outcome::Solved { lurd, .. }) => assert!(verify(level, &lurd), "level {}", level.title),
                 _ => panic!("level {} not solved", level.title),
@@ -1390,7 +1407,8 @@ mod tests {
         let tables = Tables::new(level);
         let cancel = AtomicBool::new(false);
         let expanded_with = |memory: usize| {
-            let mut search = Search::new(level, &tables, CONFIGS[0], memory).ok().unwrap();
+            let rooms = GoalRooms::of_level(level);
+            let mut search = Search::new(level, &tables, &rooms, CONFIGS[0], memory).ok().unwrap();
             assert!(matches!(search.run(u64::MAX, None, &cancel, None), Step::Full));
             // Checked every 1,024 expansions: a little over, never far.
             assert!(search.memory_used() < 2 * memory + (8 << 20), "{} bytes", search.memory_used());
@@ -1409,7 +1427,8 @@ mod tests {
         assert!(config.approach && config.ordered);
         for level in levels.iter().take(20) {
             let tables = Tables::new(level);
-            let mut search = Search::new(level, &tables, config, usize::MAX).ok().unwrap();
+            let rooms = GoalRooms::of_level(level);
+            let mut search = Search::new(level, &tables, &rooms, config, usize::MAX).ok().unwrap();
             match search.run(1_000_000, None, &cancel, None) {
                 Step::Done(Outcome::Solved { lurd, .. }) => assert!(verify(level, &lurd), "level {}", level.title),
                 _ => panic!("level {} not solved", level.title),
@@ -1454,7 +1473,8 @@ mod tests {
         // up on its goal leaves the square open.
         let level = parse_collection("########\n#....@.#\n##$ $ $#\n## $$  #\n### ## #\n#      #\n########\n").unwrap().remove(0);
         let tables = Tables::new(&level);
-        let mut search = Search::new(&level, &tables, CONFIGS[0], usize::MAX).ok().unwrap();
+        let rooms = GoalRooms::of_level(&level);
+        let mut search = Search::new(&level, &tables, &rooms, CONFIGS[0], usize::MAX).ok().unwrap();
         let at = |x: usize, y: usize| (y * level.width + x) as u16;
         let child = |from: u16, to: u16| Child { player: from, moved: (from, to, 0), pushes: 1, features: Features { packed: 0, areas: 1, out_of_plan: 0 }, bound: 0, key: 0 };
         let occupied = search.occupied.clone();

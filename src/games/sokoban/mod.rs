@@ -14,7 +14,9 @@
 //!   reached solves the level. Their helpers: `corral`
 //!   (PI-corral pruning, corral deadlocks), `deadlock` (corral deadlocks proved by a small
 //!   search of the corral's boxes alone, for FESS), `frozen_goals` (boxes frozen on goals as
-//!   walls to the others, for FESS) and `packing` (the order in which to fill the goals).
+//!   walls to the others, for FESS), `goal_room` (the patterns of boxes in a goal room from
+//!   which it can still be filled, found once per level) and `packing` (the order in which to
+//!   fill the goals).
 
 pub mod editor;
 pub mod files;
@@ -25,6 +27,7 @@ mod corral;
 mod deadlock;
 mod fess;
 mod frozen_goals;
+mod goal_room;
 mod packing;
 pub mod solver;
 

@@ -32,6 +32,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::corral::{Board, Corrals, Verdict};
 use super::game::{shortest_walk, Game};
+use super::goal_room::GoalRooms;
 use super::packing::packing_order;
 use super::level::Level;
 
@@ -497,6 +498,9 @@ pub(super) struct Techniques {
     /// pushes): the first solution found has the fewest pushes. PI-corral pruning keeps that
     /// true (it only reorders pushes); the macros would not, so they must be off.
     pub fewest_pushes: bool,
+    /// Goal-room deadlocks: a goal room whose boxes and player make a pattern from which it
+    /// can no longer be filled (see `goal_room.rs`).
+    pub goal_rooms: bool,
 }
 
 /// The memory [`solve`]'s searches may take in all (bytes) when the caller does not say: enough
@@ -519,7 +523,7 @@ pub fn solve(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool) -> O
 /// nothing), the best-first search again, whose full pass can prove a level unsolvable.
 /// Without a deadline: FESS, then the best-first search.
 pub fn solve_in_memory(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, memory: usize) -> Outcome {
-    let techniques = Techniques { pi_corrals: true, goal_macros: true, fewest_pushes: false };
+    let techniques = Techniques { pi_corrals: true, goal_macros: true, fewest_pushes: false, goal_rooms: true };
     let out_of_time = || cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d);
     if let Some(deadline) = deadline {
         let started = Instant::now();
@@ -555,7 +559,7 @@ pub fn first_share(limit: Duration) -> Duration {
 /// to improve a solution when there is time. It gives up (out of time) once its positions take
 /// about `memory` bytes.
 pub fn solve_fewest_pushes(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, memory: usize) -> Outcome {
-    solve_with(level, deadline, cancel, Techniques { pi_corrals: true, goal_macros: false, fewest_pushes: true }, memory)
+    solve_with(level, deadline, cancel, Techniques { pi_corrals: true, goal_macros: false, fewest_pushes: true, goal_rooms: true }, memory)
 }
 
 /// Records a position reached after `pushes`; true when it is new, or, with `reopen`, reached
@@ -604,6 +608,7 @@ fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, techniq
     let player = parent_region.flood(&neighbours, &walls, &occupied, level.player);
     let board = Board { neighbours: &neighbours, walls: &walls, goals: &level.goals, dead: &dead };
     let mut corrals = Corrals::new(size);
+    let rooms = techniques.goal_rooms.then(|| GoalRooms::of_level(level));
     let packing = packing_order(&neighbours, &walls, &level.goals, &level.boxes, level.player);
     let order = Order::new(packing, size);
     let mut candidates: Vec<(usize, usize)> = Vec::new();
@@ -639,6 +644,9 @@ fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, techniq
         occupied.iter_mut().for_each(|o| *o = false);
         boxes.iter().for_each(|&b| occupied[b as usize] = true);
         parent_region.flood(&neighbours, &walls, &occupied, nodes[index as usize].player as usize);
+        if rooms.as_ref().is_some_and(|rooms| rooms.dead(&boxes, nodes[index as usize].player as usize)) {
+            continue;
+        }
         candidates.clear();
         let verdict = if techniques.pi_corrals { corrals.analyse(&board, &occupied, &parent_region) } else { Verdict::Free };
         match verdict {
@@ -879,8 +887,8 @@ pub(super) mod tests {
     /// them deadlocked, get the same answer with the techniques on and off.
     #[test]
     fn pruning_never_changes_whether_a_position_is_solvable() {
-        let plain = Techniques { pi_corrals: false, goal_macros: false, fewest_pushes: false };
-        let full = Techniques { pi_corrals: true, goal_macros: true, fewest_pushes: false };
+        let plain = Techniques { pi_corrals: false, goal_macros: false, fewest_pushes: false, goal_rooms: false };
+        let full = Techniques { pi_corrals: true, goal_macros: true, fewest_pushes: false, goal_rooms: true };
         let (mut solvable, mut unsolvable) = (0, 0);
         for (title, position, lurd) in random_walk_positions(16, 5, 80, 4, 10..60) {
             let (Some(without), Some(with)) = (verdict(&position, plain), verdict(&position, full)) else { continue };
@@ -1060,7 +1068,7 @@ pub(super) mod tests {
     /// Whether the plain search (no pruning but dead squares, freeze and matching) proves
     /// `level` unsolvable.
     pub(in crate::games::sokoban) fn proved_unsolvable(level: &Level) -> bool {
-        let plain = Techniques { pi_corrals: false, goal_macros: false, fewest_pushes: false };
+        let plain = Techniques { pi_corrals: false, goal_macros: false, fewest_pushes: false, goal_rooms: false };
         solve_with(level, None, &AtomicBool::new(false), plain, usize::MAX) == Outcome::Unsolvable
     }
 
@@ -1125,7 +1133,7 @@ pub(super) mod tests {
     #[test]
     fn the_best_first_search_gives_up_when_its_memory_is_full() {
         let levels = parse_collection(include_str!("../../../samples/sokoban/microban_155.xsb")).unwrap();
-        let techniques = Techniques { pi_corrals: true, goal_macros: true, fewest_pushes: false };
+        let techniques = Techniques { pi_corrals: true, goal_macros: true, fewest_pushes: false, goal_rooms: true };
         let cancel = AtomicBool::new(false);
         assert_eq!(solve_with(&levels[152], None, &cancel, techniques, 4 << 20), Outcome::OutOfTime);
         assert!(matches!(solve_with(&levels[0], None, &cancel, techniques, 4 << 20), Outcome::Solved { .. }));

@@ -989,8 +989,8 @@ impl<'a> Search<'a> {
             children.retain(|c| seen.insert(c.key));
             // A child whose goal rooms cannot be filled is passed over by the advisors (they
             // name their best live child), except the approach advisor, which then names none
-            // (measured on the original 90 at 60 s: passed over by all, level 40 was lost; by
-            // none, 77; so, 40, 77 and 87 are solved).
+            // (original 90 at 60 s: passed over by every advisor, level 40 was not solved; by
+            // none, 77 was not; as here, 40, 77 and 87 are).
             let live = |c: &Child| !c.room_dead;
             // The advisors: each names at most one child, which then costs nothing: its best
             // (by rank, bound, pushes), unless the checks the child's expansion would make find

@@ -373,19 +373,20 @@ mod tests {
     use crate::games::sokoban::solver::board_tables;
     use crate::games::sokoban::solver::tests::{proved_unsolvable, random_walk_positions};
 
-    fn rooms_of(text: &str) -> (GoalRooms, crate::games::sokoban::level::Level) {
+    /// The goal rooms of the level `text`, which has one, and the cell at (x, y).
+    fn one_room(text: &str) -> (GoalRooms, impl Fn(usize, usize) -> u16) {
         let level = parse_collection(text).unwrap().remove(0);
         let (neighbours, walls, _) = board_tables(&level);
-        (GoalRooms::new(&neighbours, &walls, &level.goals), level)
+        let rooms = GoalRooms::new(&neighbours, &walls, &level.goals);
+        assert_eq!(rooms.len(), 1);
+        let width = level.width;
+        (rooms, move |x: usize, y: usize| (y * width + x) as u16)
     }
 
     #[test]
     fn a_corridor_room_fills_only_from_its_far_end() {
         // Three goals in a corridor closed at the left, entered from the right.
-        let text = "########\n#...   #\n###### #\n#@ $$$ #\n########\n";
-        let (rooms, level) = rooms_of(text);
-        assert_eq!(rooms.len(), 1);
-        let at = |x: usize, y: usize| (y * level.width + x) as u16;
+        let (rooms, at) = one_room("########\n#...   #\n###### #\n#@ $$$ #\n########\n");
         let player = at(1, 3) as usize;
         assert!(!rooms.dead(&[at(1, 1), at(2, 1), at(3, 1)], player), "the filled room");
         assert!(!rooms.dead(&[at(3, 3), at(4, 3), at(5, 3)], player), "the empty room");
@@ -403,10 +404,7 @@ mod tests {
         // goals around the centre. The box on the centre can be pushed up into it, and the centre
         // filled again from below: not dead. With the way below shut by a box on the
         // bottom goal as well, the centre box cannot be reached from below: dead.
-        let text = "###########\n#####.#####\n####...####\n#####.#####\n##### #####\n##### #####\n#@ $$$$$  #\n#         #\n###########\n";
-        let (rooms, level) = rooms_of(text);
-        assert_eq!(rooms.len(), 1);
-        let at = |x: usize, y: usize| (y * level.width + x) as u16;
+        let (rooms, at) = one_room("###########\n#####.#####\n####...####\n#####.#####\n##### #####\n##### #####\n#@ $$$$$  #\n#         #\n###########\n");
         let player = at(1, 6) as usize;
         assert!(!rooms.dead(&[at(4, 2), at(5, 2), at(6, 2), at(3, 6), at(4, 6)], player));
         assert!(rooms.dead(&[at(4, 2), at(5, 2), at(6, 2), at(5, 3), at(4, 6)], player));

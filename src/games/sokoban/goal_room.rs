@@ -59,6 +59,35 @@ struct Room {
 }
 
 impl Room {
+    /// The room of `cells` (goals, and floor around them) with its patterns, and its cells in
+    /// cell order; None when it has no way in or its search reaches more than [`MOST_PATTERNS`].
+    fn new(neighbours: &[[u16; 4]], walls: &[bool], goals: &[bool], mut cells: Vec<usize>) -> Option<(Vec<usize>, Room)> {
+        cells.sort_unstable();
+        let bit_of = |cell: u16| cells.binary_search(&(cell as usize)).ok();
+        let beside = |cell: u16| {
+            if cell == NONE || walls[cell as usize] {
+                Beside::Wall
+            } else {
+                bit_of(cell).map_or(Beside::Out, |b| Beside::Room(b as u8))
+            }
+        };
+        let one: Vec<[Beside; 4]> = cells.iter().map(|&c| std::array::from_fn(|d| beside(neighbours[c][d]))).collect();
+        let two: Vec<[Beside; 4]> = cells
+            .iter()
+            .map(|&c| {
+                std::array::from_fn(|d| match neighbours[c][d] {
+                    n if n == NONE || walls[n as usize] => Beside::Wall,
+                    n => beside(neighbours[n as usize][d]),
+                })
+            })
+            .collect();
+        let near = one.iter().map(|sides| sides.iter().fold(0, |bits, s| if let Beside::Room(b) = s { bits | 1 << b } else { bits })).collect();
+        let doors = one.iter().enumerate().filter(|(_, sides)| sides.contains(&Beside::Out)).fold(0, |bits, (i, _)| bits | 1 << i);
+        let goal_bits = cells.iter().enumerate().filter(|(_, &c)| goals[c]).fold(0, |bits, (i, _)| bits | 1 << i);
+        let mut room = Room { cells: cells.iter().map(|&c| c as u16).collect(), one, two, near, doors, goal_bits, fillable: Vec::new() };
+        (room.doors != 0 && room.search()).then_some((cells, room))
+    }
+
     fn sides(&self) -> usize {
         self.cells.len() + 1
     }
@@ -246,48 +275,20 @@ impl GoalRooms {
             if cells.len() < 2 || cells.len() > MOST_CELLS || rooms.len() == u8::MAX as usize {
                 continue;
             }
-            // The floor around the goals, when the room stays small enough (original 90, level
-            // 87: solved in 26 s with it, not in 60 s without it).
-            {
-                let mut ring: Vec<usize> = Vec::new();
-                for &c in &cells {
-                    for &n in &neighbours[c] {
-                        let n = n as usize;
-                        if n != NONE as usize && !walls[n] && !goals[n] && at[n] == NO_ROOM && !ring.contains(&n) {
-                            ring.push(n);
-                        }
+            // With the floor around the goals when the room stays small enough (original 90,
+            // level 87: solved in 26 s with it, not in 60 s without it), else, or when its
+            // search reaches too many patterns, the goals alone.
+            let mut ring: Vec<usize> = Vec::new();
+            for &c in &cells {
+                for &n in &neighbours[c] {
+                    let n = n as usize;
+                    if n != NONE as usize && !walls[n] && !goals[n] && at[n] == NO_ROOM && !ring.contains(&n) {
+                        ring.push(n);
                     }
                 }
-                if cells.len() + ring.len() <= MOST_CELLS {
-                    cells.extend(ring);
-                }
             }
-            cells.sort_unstable();
-            let bit_of = |cell: u16| cells.binary_search(&(cell as usize)).ok();
-            let beside = |cell: u16| {
-                if cell == NONE || walls[cell as usize] {
-                    Beside::Wall
-                } else {
-                    bit_of(cell).map_or(Beside::Out, |b| Beside::Room(b as u8))
-                }
-            };
-            let one: Vec<[Beside; 4]> = cells.iter().map(|&c| std::array::from_fn(|d| beside(neighbours[c][d]))).collect();
-            let two: Vec<[Beside; 4]> = cells
-                .iter()
-                .map(|&c| {
-                    std::array::from_fn(|d| match neighbours[c][d] {
-                        n if n == NONE || walls[n as usize] => Beside::Wall,
-                        n => beside(neighbours[n as usize][d]),
-                    })
-                })
-                .collect();
-            let near = one.iter().map(|sides| sides.iter().fold(0, |bits, s| if let Beside::Room(b) = s { bits | 1 << b } else { bits })).collect();
-            let doors = one.iter().enumerate().filter(|(_, sides)| sides.contains(&Beside::Out)).fold(0, |bits, (i, _)| bits | 1 << i);
-            let goal_bits = cells.iter().enumerate().filter(|(_, &c)| goals[c]).fold(0, |bits, (i, _)| bits | 1 << i);
-            let mut room = Room { cells: cells.iter().map(|&c| c as u16).collect(), one, two, near, doors, goal_bits, fillable: Vec::new() };
-            if room.doors == 0 || !room.search() {
-                continue;
-            }
+            let with_ring = (cells.len() + ring.len() <= MOST_CELLS).then(|| [cells.as_slice(), &ring].concat());
+            let Some((cells, room)) = with_ring.into_iter().chain([cells]).find_map(|cells| Room::new(neighbours, walls, goals, cells)) else { continue };
             let id = rooms.len() as u8;
             for (bit, &c) in cells.iter().enumerate() {
                 at[c] = (id, bit as u8);

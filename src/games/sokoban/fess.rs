@@ -798,7 +798,11 @@ impl<'a> Search<'a> {
         search.nodes.push(Node { player, parent: u32::MAX, moved: (0, 0, 0), areas });
         search.boxes_at.push(0);
         search.seen.insert(tables.hash(&start_boxes, player));
-        search.enqueue(start_features, (0, 0, 0));
+        // Every other position is a child, whose goal rooms are checked as it is made: a start
+        // whose rooms cannot be filled is never expanded (the search runs out of positions).
+        if !rooms.dead(&start_boxes, player as usize) {
+            search.enqueue(start_features, (0, 0, 0));
+        }
         Ok(search)
     }
 
@@ -861,9 +865,9 @@ impl<'a> Search<'a> {
             // Deadlocks are found here rather than for every child (most are never expanded);
             // the first pushes allowed are all, or only those into a PI-corral.
             let board = Board { neighbours, walls, goals: &level.goals, dead };
-            let Some(only) = self.checks.verdict(tables, rooms, &board, occupied, boxes, &self.region, player as usize) else { continue };
+            let Some(only) = self.checks.verdict(tables, &board, occupied, boxes, &self.region, player as usize) else { continue };
             // Each child's goal rooms are checked as it is made (a look-up), so that their
-            // dead patterns take no place in the queues.
+            // dead patterns take no place in the queues (and need no check here).
             rooms.masks(boxes, &mut room_masks);
             let (visited, touched, queue, children, made) = (&mut self.visited, &mut self.touched, &mut self.queue, &mut self.children, &mut self.made);
             children.clear();
@@ -1063,7 +1067,7 @@ impl Search<'_> {
         self.occupied[to as usize] = true;
         let player = self.scratch.flood(&self.neighbours, &self.walls, &self.occupied, child.player as usize);
         let board = Board { neighbours: &self.neighbours, walls: &self.walls, goals: &self.level.goals, dead: &self.dead };
-        let dead = self.checks.verdict(self.tables, self.rooms, &board, &self.occupied, &boxes, &self.scratch, player as usize).is_none();
+        let dead = self.checks.verdict(self.tables, &board, &self.occupied, &boxes, &self.scratch, player as usize).is_none();
         self.occupied[to as usize] = false;
         self.occupied[from as usize] = true;
         self.child_boxes = boxes;
@@ -1082,12 +1086,11 @@ struct Checks {
 
 impl Checks {
     /// None when the position (`occupied`: the cells of `boxes`; `region`: the player's area,
-    /// whose smallest cell is `player`) is dead by a matching, goal-room, frozen-goal, PI-corral
-    /// or corral search deadlock; else the first pushes to search: all (None), or those into a
-    /// PI-corral.
-    #[allow(clippy::too_many_arguments)]
-    fn verdict(&mut self, tables: &Tables, rooms: &GoalRooms, board: &Board, occupied: &[bool], boxes: &[u16], region: &Region, player: usize) -> Option<Option<Vec<(u16, u8)>>> {
-        if !tables.can_match(boxes) || rooms.dead(boxes, player) || self.frozen_goals.dead(tables, board, occupied, boxes) {
+    /// whose smallest cell is `player`) is dead by a matching, frozen-goal, PI-corral or corral
+    /// search deadlock; else the first pushes to search: all (None), or those into a PI-corral.
+    /// (Its goal rooms were checked when it was made: [`Child::room_dead`].)
+    fn verdict(&mut self, tables: &Tables, board: &Board, occupied: &[bool], boxes: &[u16], region: &Region, player: usize) -> Option<Option<Vec<(u16, u8)>>> {
+        if !tables.can_match(boxes) || self.frozen_goals.dead(tables, board, occupied, boxes) {
             return None;
         }
         let only = match self.corrals.analyse(board, occupied, region) {

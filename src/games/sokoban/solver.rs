@@ -650,12 +650,13 @@ fn search(level: &Level, deadline: Option<Instant>, cancel: &AtomicBool, techniq
         if boxes.iter().all(|&b| level.goals[b as usize]) {
             return Some(replay(level, &nodes, &paths, index).unwrap_or(Outcome::OutOfTime));
         }
-        occupied.iter_mut().for_each(|o| *o = false);
-        boxes.iter().for_each(|&b| occupied[b as usize] = true);
-        parent_region.flood(&neighbours, &walls, &occupied, nodes[index as usize].player as usize);
+        // A look-up on the boxes and the player alone: before the flood.
         if rooms.is_some_and(|rooms| rooms.dead(&boxes, nodes[index as usize].player as usize)) {
             continue;
         }
+        occupied.iter_mut().for_each(|o| *o = false);
+        boxes.iter().for_each(|&b| occupied[b as usize] = true);
+        parent_region.flood(&neighbours, &walls, &occupied, nodes[index as usize].player as usize);
         candidates.clear();
         let verdict = if techniques.pi_corrals { corrals.analyse(&board, &occupied, &parent_region) } else { Verdict::Free };
         match verdict {

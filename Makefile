@@ -7,7 +7,7 @@ APT_PACKAGES = pkg-config clang libclang-dev libopencv-dev ffmpeg chromium mosqu
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN = target/release/boardwatch
 
-.PHONY: all deps build demo test corpus bench clean
+.PHONY: all deps build demo test corpus bench model clean
 
 all: build
 
@@ -42,6 +42,26 @@ test: deps
 corpus: build
 	@[ -d $(SHARED)/data ] || { echo "no $(SHARED)/data: corpus checks skipped"; exit 0; }
 	BOARDWATCH_SHARED=$(SHARED) $(CARGO) test --locked -- --ignored --test-threads=1
+
+# The learnt square model (models/square-cnn.onnx, .json): render the training boards, cut the
+# labelled photos of game 1, train with Debian's PyTorch. About 40 minutes on 2 cores; the
+# held-apart sets are in models/square-model/README.md.
+MODEL_WORK ?= target/square-model
+PHOTOS = $(SHARED)/data/photos/b3nny01-checkersvision/v2
+GAME1 = Image_001,Image_002,Image_003,Image_004,Image_005,Image_006,Image_007,Image_008,Image_009,Image_010,Image_011
+GAME2 = Image_013,Image_014,Image_015,Image_016,Image_018,Image_019,Image_020,Image_021,Image_022,Image_023,Image_024,Image_025,Image_026,Image_027
+DATASET = $(CARGO) run --release --locked --example square_dataset --
+
+model: deps
+	@dpkg-query -W -f='$${Status}' python3-torch 2>/dev/null | grep -q "install ok installed" || \
+	  { $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q python3-torch python3-numpy; }
+	$(DATASET) render --out $(MODEL_WORK)/train --first 1000000 --scenes 3000 --frames 3
+	$(DATASET) render --out $(MODEL_WORK)/validation --first 620000 --scenes 100 --frames 3
+	$(DATASET) render --out $(MODEL_WORK)/heldapart-render --first 610000 --scenes 200 --frames 3
+	$(DATASET) photos --out $(MODEL_WORK)/photos-game1 --labels tests/data/checkersvision_labels.json --images $(PHOTOS) --photos $(GAME1)
+	$(DATASET) photos --out $(MODEL_WORK)/heldapart-photos-game2 --labels tests/data/checkersvision_labels.json --images $(PHOTOS) --photos $(GAME2)
+	/usr/bin/python3 models/square-model/train.py --train $(MODEL_WORK)/train --photos $(MODEL_WORK)/photos-game1 \
+	  --eval $(MODEL_WORK)/validation --report $(MODEL_WORK)/heldapart-render $(MODEL_WORK)/heldapart-photos-game2 --out models
 
 bench: build
 	$(CARGO) bench --locked --bench perft

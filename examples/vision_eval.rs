@@ -3,7 +3,7 @@
 //! ```text
 //! cargo run --release --example vision_eval -- photos [--data DIR] [--calib Image_013] [--palette P] [--overlays DIR] [--no-lean]
 //!                                                    [--fit-on PHOTO,PHOTO,..] [--dump PHOTO] [--csv FILE]
-//! cargo run --release --example vision_eval -- video  [--video FILE] [--palette seed] [--no-calibrate] [--verbose]
+//! cargo run --release --example vision_eval -- video  [--video FILE] [--palette seed] [--no-calibrate] [--verbose] [--squares learnt]
 //! cargo run --release --example vision_eval -- fit-seed [--video FILE] [--out models/seed.json] [--train even|all] [--rendered SCENES]
 //! ```
 //! `photos`: the 25 b3nny01-checkersvision photos, labels from tests/data (display
@@ -377,6 +377,10 @@ fn video(args: &[String]) -> R<()> {
     let truth = load_truth(&path)?;
     let mut config = WatchConfig::default();
     config.auto_calibrate = !args.iter().any(|a| a == "--no-calibrate");
+    // --squares learnt: the learnt square model reads the playing squares.
+    if opt(args, "--squares").as_deref() == Some("learnt") {
+        config.squares = SquareReader::Learnt;
+    }
     let mut w = Watcher::new(palette, config)?;
     let mut src = VideoSource::open_file(&path)?;
     let (mut still_frames, mut still_wrong, mut sq_wrong) = (0, 0, 0);

@@ -184,14 +184,24 @@ fn save_overlay(frame: &Mat, detection: &Detection, what: &str) {
 }
 
 /// One session: calibrate on the start position, then read `frames` random positions.
-fn run_scene(family: Family, scene_seed: u64, frames: usize) -> Tally {
+/// Who reads the squares in the slow check: `BOARDWATCH_RENDERED_SQUARES=learnt` for the learnt
+/// square model, the colours otherwise.
+fn squares_from_env() -> SquareReader {
+    match std::env::var("BOARDWATCH_RENDERED_SQUARES").as_deref() {
+        Ok("learnt") => SquareReader::Learnt,
+        _ => SquareReader::Colours,
+    }
+}
+
+fn run_scene(family: Family, scene_seed: u64, frames: usize, squares: SquareReader) -> Tally {
     let mut tally = Tally { scenes: 1, frames, ..Tally::default() };
     let scene = family.scene(scene_seed);
     let base = ColourModel::named(family.palette()).unwrap();
     let kings_distinct = base.distinct_kings();
     let start = Position::start(&Variant::English.rules()).to_grid();
     let (image, _) = render_frame(&scene, &start, None, session::start_noise(scene_seed)).unwrap();
-    let calibration = match Calibration::from_image(&to_mat(&image), &base, None, "rendered start") {
+    let mut model = (squares == SquareReader::Learnt).then(|| SquareModel::builtin().unwrap());
+    let calibration = match Calibration::from_image_with(&to_mat(&image), &base, None, "rendered start", model.as_mut()) {
         Ok((cal, _)) => Some(cal),
         Err(e) => {
             tally.failures.push(format!("{} scene {scene_seed}: not calibrated: {e}", family.name()));
@@ -204,7 +214,7 @@ fn run_scene(family: Family, scene_seed: u64, frames: usize) -> Tally {
         let frame = to_mat(&image);
         let what = format!("{} scene {scene_seed} frame {k}", family.name());
         if let Some(cal) = &calibration {
-            match detect_calibrated(&frame, cal) {
+            match detect_calibrated_with(&frame, cal, model.as_mut()) {
                 Ok(d) => {
                     let view = to_board_coordinates(&d.reading, &cal.frame(), true, 0.0);
                     let wrong: Vec<String> = differences(&view.rows(), &as_read(&truth.grid, kings_distinct))
@@ -252,7 +262,7 @@ fn run_scene(family: Family, scene_seed: u64, frames: usize) -> Tally {
 }
 
 /// Scenes `seeds` of one palette, on two threads.
-fn run_scenes(family: Family, seeds: std::ops::Range<u64>, frames: usize) -> Tally {
+fn run_scenes(family: Family, seeds: std::ops::Range<u64>, frames: usize, squares: SquareReader) -> Tally {
     let seeds: Vec<u64> = seeds.collect();
     let halves: Vec<Vec<u64>> = vec![seeds.iter().copied().step_by(2).collect(), seeds.iter().copied().skip(1).step_by(2).collect()];
     let mut total = Tally::default();
@@ -263,7 +273,7 @@ fn run_scenes(family: Family, seeds: std::ops::Range<u64>, frames: usize) -> Tal
                 s.spawn(move || {
                     let mut t = Tally::default();
                     for seed in part {
-                        t.add(run_scene(family, seed, frames));
+                        t.add(run_scene(family, seed, frames, squares));
                     }
                     t
                 })
@@ -293,7 +303,7 @@ fn bar(family: Family) -> Bar {
     match family {
         Family::FourColour => Bar { calibrated_scenes: 0.95, right_frames: 0.93, misread_squares: 0.0002 },
         Family::Wooden => Bar { calibrated_scenes: 0.75, right_frames: 0.8, misread_squares: 0.005 },
-        // Measured on scenes 5000-5099, held apart (BENCHMARKS.md, 2026-11-26): 99 calibrated,
+        // Measured on scenes 5000-5099, held apart (benchmarks/HISTORY.md, 2026-11-26): 99 calibrated,
         // 93.2% of frames right, 0.055% of squares misread (the bar is 0.1%); most of the
         // rest are stacked kings, which no start position shows (in a game, the positions the
         // tracker accepts teach them).
@@ -325,7 +335,7 @@ fn check_bar(family: Family, tally: &Tally, bar: &Bar) {
 #[test]
 fn rendered_sessions_read_right() {
     for family in Family::ALL {
-        let tally = run_scenes(family, 1000..1002, 4);
+        let tally = run_scenes(family, 1000..1002, 4, SquareReader::Colours);
         eprintln!("{}", tally.summary(family));
         if family == Family::Unseen {
             // Eight frames say little about the share of frames all right (a stacked king `?`
@@ -334,6 +344,16 @@ fn rendered_sessions_read_right() {
         } else {
             check(family, &tally);
         }
+    }
+}
+
+/// The same sessions read by the learnt square model, fine-tuned on each session's start.
+#[test]
+fn rendered_sessions_read_right_by_the_learnt_square_model() {
+    for family in Family::ALL {
+        let tally = run_scenes(family, 1000..1002, 4, SquareReader::Learnt);
+        eprintln!("learnt {}", tally.summary(family));
+        check_bar(family, &tally, &Bar { right_frames: 0.0, ..bar(family) });
     }
 }
 
@@ -349,7 +369,7 @@ fn rendered_sessions_read_right_thousands() {
         .filter(|f| only.as_deref().map_or(true, |o| o == f.name() || (o == "seed" && *f == Family::FourColour)))
         .map(|f| {
             let from = first.unwrap_or(f.first_scored_scene());
-            (f, run_scenes(f, from..from + scenes, 12))
+            (f, run_scenes(f, from..from + scenes, 12, squares_from_env()))
         })
         .collect();
     for (family, tally) in &tallies {

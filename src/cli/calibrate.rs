@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use boardwatch::vision::source::{self, SourceSpec};
-use boardwatch::vision::{self, Calibration, StabilityConfig, WatchConfig};
+use boardwatch::vision::{self, Calibration, SquareModel, SquareReader, StabilityConfig, WatchConfig};
 use clap::Args;
 
 use super::detect::{load_palette, write_picture};
@@ -41,6 +41,10 @@ pub struct CalibrateArgs {
     /// Give up after this many frames (video, streams, cameras).
     #[arg(long, default_value_t = 900)]
     max_frames: u64,
+    /// Also fine-tune the learnt square model on the start position (kept in the calibration,
+    /// for `detect`, `replay` and boards with `squares = "learnt"`).
+    #[arg(long, value_enum, default_value_t = SquareReader::default())]
+    squares: SquareReader,
 }
 
 pub fn run(args: CalibrateArgs) -> anyhow::Result<ExitCode> {
@@ -55,6 +59,10 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<ExitCode> {
     if args.corners.is_some() && !matches!(spec, SourceSpec::Images(_)) {
         bail!("--corners: only for still images (video and cameras find the board themselves)");
     }
+    let mut squares = match args.squares {
+        SquareReader::Colours => None,
+        SquareReader::Learnt => Some(SquareModel::builtin().context("the learnt square model")?),
+    };
     let (cal, image, location) = match &spec {
         SourceSpec::Images(paths) => {
             // The first image that shows a start position.
@@ -62,7 +70,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<ExitCode> {
             let mut found = None;
             for path in paths {
                 let image = source::read_image(path)?;
-                match Calibration::from_image(&image, &base, args.corners, &path.display().to_string()) {
+                match Calibration::from_image_with(&image, &base, args.corners, &path.display().to_string(), squares.as_mut()) {
                     Ok((cal, loc)) => {
                         found = Some((cal, image, loc));
                         break;
@@ -77,7 +85,11 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<ExitCode> {
         }
         _ => {
             let mut src = source::open(&spec)?;
-            let config = WatchConfig { stability: StabilityConfig { still_secs: args.still, ..Default::default() }, ..Default::default() };
+            let config = WatchConfig {
+                stability: StabilityConfig { still_secs: args.still, ..Default::default() },
+                squares: args.squares,
+                ..Default::default()
+            };
             let (cal, frame, result) = Calibration::from_source(src.as_mut(), &base, config, args.max_frames)
                 .with_context(|| format!("calibrating on {}", args.source))?;
             let loc = result.location.context("no board location")?;
@@ -95,7 +107,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<ExitCode> {
     let c = &cal.corners;
     println!("   corners ({:.0}, {:.0}) ({:.0}, {:.0}) ({:.0}, {:.0}) ({:.0}, {:.0})", c[0][0], c[0][1], c[1][0], c[1][1], c[2][0], c[2][1], c[3][0], c[3][1]);
     if let Some(out) = &args.overlay {
-        let d = vision::detect_at(&image, location, &cal.palette)?;
+        let d = vision::detect_at_with(&image, location, &cal.palette, squares.as_mut())?;
         let picture = vision::draw_overlay(&image, &d.location, Some(&d.reading), 800)?;
         write_picture(out, &picture)?;
     }

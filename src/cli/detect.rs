@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use boardwatch::vision::{self, BoardLocation, Calibration, ColourModel, Detection};
+use boardwatch::vision::{self, BoardLocation, Calibration, ColourModel, Detection, SquareModel, SquareReader};
 use clap::Args;
 use opencv::core::Mat;
 use opencv::imgcodecs;
@@ -34,6 +34,10 @@ pub struct DetectArgs {
     /// One JSON object per image: image, corners, grid, orientation, confidence.
     #[arg(long)]
     json: bool,
+    /// Who reads the playing squares: the colours, or the learnt square model (with a
+    /// calibration made with it, fine-tuned on that session's start position).
+    #[arg(long, value_enum, default_value_t = SquareReader::default())]
+    squares: SquareReader,
 }
 
 pub fn parse_corners(text: &str) -> Result<[[f32; 2]; 4], String> {
@@ -81,12 +85,21 @@ fn overlay_path(base: &Path, image: &Path, several: bool) -> PathBuf {
     base.with_file_name(format!("{stem}-{image_stem}.png"))
 }
 
-fn detect_one(path: &Path, model: &ColourModel, calibration: Option<&Calibration>, args: &DetectArgs) -> anyhow::Result<Detection> {
+fn detect_one(
+    path: &Path,
+    model: &ColourModel,
+    calibration: Option<&Calibration>,
+    mut squares: Option<&mut SquareModel>,
+    args: &DetectArgs,
+) -> anyhow::Result<Detection> {
     let image = read_image(path)?;
+    if let (Some(m), Some(head)) = (squares.as_deref_mut(), calibration.and_then(|c| c.square_head.as_ref())) {
+        m.set_session_head(head.clone()).context("--calibration")?;
+    }
     let detection = match (args.corners, calibration) {
         (Some(corners), _) => {
             let location = BoardLocation::from_corners(corners, (image.cols(), image.rows())).context("--corners")?;
-            let mut d = vision::detect_at(&image, location, model)?;
+            let mut d = vision::detect_at_with(&image, location, model, squares)?;
             if let Some(cal) = calibration {
                 if d.orientation.white_home_confidence < 1.0 {
                     d.orientation.white_home = Some(cal.white_home);
@@ -95,8 +108,11 @@ fn detect_one(path: &Path, model: &ColourModel, calibration: Option<&Calibration
             }
             d
         }
-        (None, Some(cal)) => vision::detect_calibrated(&image, cal).with_context(|| format!("{}", path.display()))?,
-        (None, None) => vision::detect(&image, None, model).with_context(|| format!("{}", path.display()))?,
+        (None, Some(cal)) => vision::detect_calibrated_with(&image, cal, squares).with_context(|| format!("{}", path.display()))?,
+        (None, None) => {
+            let location = vision::locate_board(&image, None).with_context(|| format!("{}", path.display()))?;
+            vision::detect_at_with(&image, location, model, squares).with_context(|| format!("{}", path.display()))?
+        }
     };
     if let Some(base) = &args.overlay {
         let out = overlay_path(base, path, args.images.len() > 1);
@@ -115,9 +131,13 @@ pub fn run(args: DetectArgs) -> anyhow::Result<ExitCode> {
         Some(c) => c.palette.clone(),
         None => load_palette(&args.palette)?,
     };
+    let mut squares = match args.squares {
+        SquareReader::Colours => None,
+        SquareReader::Learnt => Some(SquareModel::builtin().context("the learnt square model")?),
+    };
     let mut all_found = true;
     for path in &args.images {
-        match detect_one(path, &model, calibration.as_ref(), &args) {
+        match detect_one(path, &model, calibration.as_ref(), squares.as_mut(), &args) {
             Ok(detection) => {
                 if args.json {
                     println!("{}", serde_json::to_string(&Report { image: path.display().to_string(), detection: &detection })?);

@@ -13,7 +13,7 @@ use boardwatch::publish::records::{InputOrigin, PdnFiles};
 use boardwatch::tracker::{Command, EventKind, Input, KingStyle, TrackerConfig};
 use boardwatch::vision::capture::{Capture, Captured, Policy};
 use boardwatch::vision::source::VideoSource;
-use boardwatch::vision::{Calibration, ColourModel, FrameSource, WatchConfig, Watcher};
+use boardwatch::vision::{Calibration, ColourModel, FrameSource, SquareReader, WatchConfig, Watcher};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -32,6 +32,10 @@ pub struct ReplayArgs {
     /// position calibrates the session.
     #[arg(long)]
     calibration: Option<PathBuf>,
+    /// Who reads the playing squares: the colours, or the learnt square model, fine-tuned on
+    /// the start position (or the calibration's, when it was made with `--squares learnt`).
+    #[arg(long, value_enum, default_value_t = SquareReader::default())]
+    squares: SquareReader,
     /// Whether kings have their own colour (`visible`) or are stacked men (`stacked`);
     /// by default: visible for palettes with king colours.
     #[arg(long)]
@@ -108,7 +112,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     if args.decode_only {
         return decode_only(&mut source, total);
     }
-    let config = WatchConfig { read_every_frame: args.read_every_frame, ..WatchConfig::default() };
+    let config = WatchConfig { read_every_frame: args.read_every_frame, squares: args.squares, ..WatchConfig::default() };
     let watcher = match &args.calibration {
         Some(path) => {
             let cal = Calibration::load(path).with_context(|| format!("--calibration {}", path.display()))?;

@@ -826,6 +826,7 @@ mod tests {
             source: SourceConfig::Observations { path: "x".into(), pace: Duration::ZERO, follow: false },
             calibration: None,
             palette: None,
+            squares: Default::default(),
             tags: Vec::new(),
         }
     }

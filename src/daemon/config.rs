@@ -23,6 +23,7 @@
 //! # error_after = 3.0                    # seconds a board no legal move explains may stay
 //! calibration = "/var/lib/boardwatch/table1.calibration.json"
 //! palette = "wooden"                     # a built-in colour model or a JSON file
+//! # squares = "learnt"                   # the learnt square model reads the squares ("colours")
 //! source = { kind = "camera", device = "/dev/video0" }
 //! #        { kind = "video", path = "game.mp4" } | { kind = "stream", url = "rtsp://..." }
 //! #        { kind = "observations", path = "boards.jsonl", pace_ms = 500, follow = false }
@@ -46,6 +47,7 @@ use serde::Deserialize;
 use crate::draughts::fen::parse_fen;
 use crate::draughts::Variant;
 use crate::tracker::KingStyle;
+use crate::vision::SquareReader;
 
 /// Where the daemon listens when the configuration says nothing: local only.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
@@ -110,6 +112,8 @@ pub struct BoardConfig {
     pub calibration: Option<PathBuf>,
     /// A colour model: a built-in name or a JSON file.
     pub palette: Option<String>,
+    /// Who reads the playing squares: the colours or the learnt square model.
+    pub squares: SquareReader,
     /// PDN tags written with every game of the board, in the order given.
     pub tags: Vec<(String, String)>,
 }
@@ -191,6 +195,7 @@ struct RawBoard {
     source: Option<RawSource>,
     calibration: Option<PathBuf>,
     palette: Option<String>,
+    squares: Option<String>,
     #[serde(default)]
     tags: BTreeMap<String, String>,
 }
@@ -374,6 +379,14 @@ fn check_board(
             KingStyle::default()
         }),
     };
+    let squares = match raw.squares.as_deref() {
+        None | Some("colours") => SquareReader::Colours,
+        Some("learnt") => SquareReader::Learnt,
+        Some(other) => {
+            check.error(key("squares"), format!("{other:?}: need \"colours\" or \"learnt\""));
+            SquareReader::Colours
+        }
+    };
     if let Some(fen) = &raw.start_fen {
         if let Err(e) = parse_fen(fen, &variant.rules()) {
             check.error(key("start_fen"), format!("{fen:?}: {e}"));
@@ -426,6 +439,7 @@ fn check_board(
                 p
             }
         }),
+        squares,
         tags,
     })
 }

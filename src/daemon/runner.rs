@@ -70,8 +70,8 @@ impl BoardRunner {
     /// The recogniser: from the configured calibration, else one learnt earlier from this
     /// board's start position, else the palette alone (it learns from the next start position).
     fn watcher(&self) -> anyhow::Result<Watcher> {
-        let config = WatchConfig::default();
         let board = &self.board.config;
+        let config = WatchConfig { squares: board.squares, ..WatchConfig::default() };
         if let Some(path) = &board.calibration {
             let cal = Calibration::load(path).with_context(|| format!("calibration {}", path.display()))?;
             return Watcher::with_calibration(&cal, config).with_context(|| format!("calibration {}", path.display()));

@@ -13,7 +13,9 @@ use serde::{Deserialize, Serialize};
 
 use super::classify::{board_features_with, BoardFeatures};
 use super::locate::{locate_board, BoardLocation, Lens};
-use super::palette::ColourModel;
+use super::palette::{start_position, ColourModel};
+use super::square_head::SquareHead;
+use super::square_model::{LearntReading, SquareModel};
 use super::rectify::{rectify, BoardFrame, CameraPose};
 use super::source::{Frame, FrameSource};
 use super::watch::{FrameResult, WatchConfig, Watcher};
@@ -45,6 +47,10 @@ pub struct Calibration {
     pub base_palette: String,
     /// The learnt colours.
     pub palette: ColourModel,
+    /// The learnt square model's head as this session's start position fine-tuned it (absent:
+    /// made without the model; it then reads with the head as trained).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub square_head: Option<SquareHead>,
 }
 
 impl Calibration {
@@ -65,7 +71,26 @@ impl Calibration {
             white_home,
             base_palette: base.name.clone(),
             palette,
+            square_head: None,
         })
+    }
+
+    /// Learn from one still image of the start position (corners found, or given); with a square
+    /// model, fine-tune its head on the image too (kept in the calibration).
+    pub fn from_image_with(
+        img: &Mat,
+        base: &ColourModel,
+        corners: Option<[[f32; 2]; 4]>,
+        source: &str,
+        model: Option<&mut SquareModel>,
+    ) -> Result<(Calibration, BoardLocation)> {
+        let (mut cal, loc) = Calibration::from_image(img, base, corners, source)?;
+        if let Some(model) = model {
+            let learnt = LearntReading::read(model, img, &loc, cal.top_left_dark)?;
+            learnt.adapt(model, &start_position(cal.white_home, cal.top_left_dark));
+            cal.square_head = Some(model.head().clone());
+        }
+        Ok((cal, loc))
     }
 
     /// Learn from one still image of the start position (corners found, or given).

@@ -32,6 +32,8 @@ pub mod overlay;
 pub mod palette;
 pub mod rectify;
 pub mod source;
+pub mod square_head;
+pub mod square_model;
 pub mod stability;
 pub mod watch;
 
@@ -43,10 +45,11 @@ pub use classify::{
 pub use locate::{check_location, locate_board, BoardLocation, Lens, LocateMethod, PatternCheck};
 pub use overlay::{board_diagram_jpeg, draw_overlay, overlay_jpeg};
 pub use palette::ColourModel;
+pub use square_model::SquareModel;
 pub use rectify::{orientation, rectify, start_position_side, to_board_coordinates, BoardFrame, BoardView, CameraPose, RECT_SIZE, SQUARE_PX};
 pub use source::{Frame, FrameSource, SourceSpec};
 pub use stability::{StabilityConfig, StabilityDetector, StabilityReport};
-pub use watch::{FrameResult, WatchConfig, Watcher};
+pub use watch::{FrameResult, SquareReader, WatchConfig, Watcher};
 
 use thiserror::Error;
 
@@ -221,9 +224,18 @@ pub fn detect(img: &opencv::core::Mat, previous: Option<&BoardLocation>, model: 
 /// Rectify and classify at a known location (cached or hand-given corners),
 /// looking for piece tops where the camera's angle puts them.
 pub fn detect_at(img: &opencv::core::Mat, location: BoardLocation, model: &ColourModel) -> Result<Detection> {
+    detect_at_with(img, location, model, None)
+}
+
+/// `detect_at`, the playing squares read by the learnt square model when one is given.
+pub fn detect_at_with(img: &opencv::core::Mat, location: BoardLocation, model: &ColourModel, squares: Option<&mut SquareModel>) -> Result<Detection> {
     let rect = rectify(img, &location)?;
     let lean = CameraPose::from_location(&location).map(|p| p.lean(model.piece_height as f64));
-    let reading = classify_with(&rect, model, lean.as_ref())?;
+    let mut reading = classify_with(&rect, model, lean.as_ref())?;
+    if let Some(squares) = squares {
+        let learnt = square_model::LearntReading::read(squares, img, &location, reading.top_left_dark)?;
+        learnt.apply(squares.head(), &mut reading, model.distinct_kings(), model.min_confidence);
+    }
     let orientation = orientation(&reading);
     Ok(Detection {
         corners: location.corners,
@@ -239,9 +251,25 @@ pub fn detect_at(img: &opencv::core::Mat, location: BoardLocation, model: &Colou
 /// board is still there, else the board is found again), its learnt colours
 /// are used, and its orientation unless this image is itself a start position.
 pub fn detect_calibrated(img: &opencv::core::Mat, cal: &Calibration) -> Result<Detection> {
+    detect_calibrated_with(img, cal, None)
+}
+
+/// `detect_calibrated`, the playing squares read by the learnt square model when one is given
+/// (with the calibration's head, if it has one).
+pub fn detect_calibrated_with(img: &opencv::core::Mat, cal: &Calibration, squares: Option<&mut SquareModel>) -> Result<Detection> {
     let prev = cal.location()?;
     let location = locate_board(img, Some(&prev))?;
-    let mut d = detect_at(img, location, &cal.palette)?;
+    let squares = match squares {
+        Some(model) => {
+            match &cal.square_head {
+                Some(head) => model.set_session_head(head.clone())?,
+                None => model.forget_session(),
+            }
+            Some(model)
+        }
+        None => None,
+    };
+    let mut d = detect_at_with(img, location, &cal.palette, squares)?;
     if d.orientation.white_home_confidence < 1.0 {
         d.orientation = Orientation { top_left_dark: d.orientation.top_left_dark, white_home: Some(cal.white_home), white_home_confidence: 1.0 };
     }

@@ -13,7 +13,8 @@ use opencv::prelude::*;
 use super::calibration::Calibration;
 use super::classify::{board_features_with, classify_features, BoardFeatures, BoardReading, LeanOffsets, ColourClass};
 use super::locate::{check_location, locate_board, BoardLocation, PatternCheck};
-use super::palette::ColourModel;
+use super::palette::{start_position, ColourModel};
+use super::square_model::{LearntReading, SquareModel};
 use super::rectify::{rectify, start_position_side, to_board_coordinates, BoardFrame, BoardView, CameraPose};
 use super::stability::{motion_picture, Motion, StabilityConfig, StabilityDetector, StabilityReport};
 use super::{Result, VisionError};
@@ -41,6 +42,21 @@ pub struct WatchConfig {
     /// time when the reading has foreign squares, so a passing misreading does not
     /// hold a still board back for long.
     pub reread_after_secs: f64,
+    /// Who reads the playing squares: the colours alone, or the learnt square model
+    /// (`square_model`), fine-tuned on the session's start position.
+    pub squares: SquareReader,
+}
+
+/// Who reads the playing squares of a board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum SquareReader {
+    /// The colour model (palette) and the disc cues, learnt from the start position.
+    #[default]
+    Colours,
+    /// The learnt square model (a small network trained on many boards and sets), its last
+    /// layer fine-tuned on the start position; the colours still find the start.
+    Learnt,
 }
 
 impl Default for WatchConfig {
@@ -53,6 +69,7 @@ impl Default for WatchConfig {
             relocate_after_secs: 1.0,
             read_every_frame: false,
             reread_after_secs: 1.0,
+            squares: SquareReader::default(),
         }
     }
 }
@@ -109,6 +126,8 @@ pub struct Watcher {
     /// what self-calibration needs, and the calibration itself decides whether it shows a
     /// start position.
     quiet_since: Option<f64>,
+    /// The learnt square model, when it reads the squares (`SquareReader::Learnt`).
+    square_model: Option<SquareModel>,
 }
 
 /// A reading kept for the frames after it, while the board stays as it was.
@@ -119,6 +138,8 @@ struct LastReading {
     reading: BoardReading,
     /// For learning colours from it, should that wait for a later frame.
     features: BoardFeatures,
+    /// The square model's embeddings of the same frame, for the same reason.
+    learnt: Option<LearntReading>,
     has_unknown: bool,
 }
 
@@ -220,6 +241,10 @@ impl Watcher {
             checked_at: None,
             reads: 0,
             quiet_since: None,
+            square_model: match config.squares {
+                SquareReader::Colours => None,
+                SquareReader::Learnt => Some(SquareModel::builtin()?),
+            },
         })
     }
 
@@ -232,6 +257,9 @@ impl Watcher {
         w.frame = Some(cal.frame());
         w.location = Some(cal.location()?);
         w.update_lean();
+        if let (Some(model), Some(head)) = (w.square_model.as_mut(), cal.square_head.as_ref()) {
+            model.set_session_head(head.clone())?;
+        }
         Ok(w)
     }
 
@@ -450,6 +478,11 @@ impl Watcher {
         let loc = self.location.clone().expect("location set");
         let features = board_features_with(&rect, self.lean.as_ref())?;
         let mut reading = classify_features(&features, &self.palette);
+        let learnt = match self.square_model.as_mut() {
+            Some(model) => Some(LearntReading::read(model, img, &loc, reading.top_left_dark)?),
+            None => None,
+        };
+        self.apply_learnt(learnt.as_ref(), &mut reading);
         let stability = self.stability.judge(t, &motion, &mut reading);
         let mut calibrated_now = false;
         if self.frame.is_none() {
@@ -460,9 +493,9 @@ impl Watcher {
             }
         }
         if self.may_calibrate(t, &stability) {
-            calibrated_now = self.learn_from_start(&features, &reading, &loc);
+            calibrated_now = self.learn_from_start(&features, learnt.as_ref(), &reading, &loc);
         }
-        let reading = if calibrated_now { classify_features(&features, &self.palette) } else { reading };
+        let reading = if calibrated_now { self.read_again(&features, learnt.as_ref()) } else { reading };
         let view = self.frame.as_ref().map(|f| to_board_coordinates(&reading, f, stability.stable, t));
         self.reads += 1;
         self.last = if calibrated_now {
@@ -471,7 +504,7 @@ impl Watcher {
         } else {
             // The squares the stability detector found foreign in this very reading.
             let has_unknown = !stability.unknown_squares.is_empty();
-            Some(LastReading { t, cells: motion.cells, reading: reading.clone(), features, has_unknown })
+            Some(LastReading { t, cells: motion.cells, reading: reading.clone(), features, learnt, has_unknown })
         };
         Ok(FrameResult { t, location: Some(loc), relocated, check: Some(check), reading: Some(reading), read: true, stability, view, calibrated_now })
     }
@@ -484,9 +517,9 @@ impl Watcher {
         let mut calibrated_now = false;
         if self.may_calibrate(t, &stability) {
             // Only when learning failed on the fresh reading: try again, as on every stable frame.
-            calibrated_now = self.learn_from_start(&last.features, &last.reading, &loc);
+            calibrated_now = self.learn_from_start(&last.features, last.learnt.as_ref(), &last.reading, &loc);
         }
-        let reading = if calibrated_now { classify_features(&last.features, &self.palette) } else { last.reading.clone() };
+        let reading = if calibrated_now { self.read_again(&last.features, last.learnt.as_ref()) } else { last.reading.clone() };
         let view = self.frame.as_ref().map(|f| to_board_coordinates(&reading, f, stability.stable, t));
         self.last = if calibrated_now { None } else { Some(last) };
         FrameResult { t, location: Some(loc), relocated: false, check: None, reading: Some(reading), read: false, stability, view, calibrated_now }
@@ -530,9 +563,23 @@ impl Watcher {
         }
     }
 
+    /// The square model's verdicts on the playing squares, in place of the colours'.
+    fn apply_learnt(&self, learnt: Option<&LearntReading>, reading: &mut BoardReading) {
+        if let (Some(model), Some(learnt)) = (self.square_model.as_ref(), learnt) {
+            learnt.apply(model.head(), reading, self.palette.distinct_kings(), self.palette.min_confidence);
+        }
+    }
+
+    /// The squares of a frame read again with what calibrating on it taught.
+    fn read_again(&self, features: &BoardFeatures, learnt: Option<&LearntReading>) -> BoardReading {
+        let mut reading = classify_features(features, &self.palette);
+        self.apply_learnt(learnt, &mut reading);
+        reading
+    }
+
     /// A still start position: fix the orientation and (self-calibration) learn
-    /// the colours. Returns whether the palette changed.
-    fn learn_from_start(&mut self, features: &BoardFeatures, reading: &BoardReading, loc: &BoardLocation) -> bool {
+    /// the colours, and fine-tune the square model on it. Returns whether the palette changed.
+    fn learn_from_start(&mut self, features: &BoardFeatures, learnt: Option<&LearntReading>, reading: &BoardReading, loc: &BoardLocation) -> bool {
         if let (None, Some(side)) = (self.frame, start_position_side(reading)) {
             self.frame = Some(BoardFrame { white_home: side, top_left_dark: reading.top_left_dark });
         }
@@ -543,7 +590,11 @@ impl Watcher {
         // board itself: the palette may misread the session's colours, which is
         // what calibrating is for.
         match Calibration::from_features(features, loc, &self.palette, &self.source) {
-            Ok(cal) => {
+            Ok(mut cal) => {
+                if let (Some(model), Some(learnt)) = (self.square_model.as_mut(), learnt) {
+                    learnt.adapt(model, &start_position(cal.white_home, cal.top_left_dark));
+                    cal.square_head = Some(model.head().clone());
+                }
                 self.palette = cal.palette.clone();
                 self.calibrated_palette = Some(cal.palette.clone());
                 self.frame = Some(cal.frame());

@@ -478,6 +478,7 @@ mod tests {
             source: SourceConfig::Observations { path: "x".into(), pace: std::time::Duration::ZERO, follow: false },
             calibration: None,
             palette: None,
+            squares: Default::default(),
             tags: Vec::new(),
         };
         let hub = Hub::new(2);

@@ -1,0 +1,415 @@
+//! The learnt square model: a small convolutional network that reads each playing square of a
+//! board, with a margin round it so that a leaning piece top is seen whole.
+//!
+//! The network was trained (`models/square-model/train.py`, `make model`) on squares of many
+//! rendered boards, sets, lamps and cameras and on labelled real photos; it turns each square's
+//! picture into an embedding, and a linear head ([`SquareHead`]) turns that into
+//! probabilities of empty, dark man, light man, dark king, light king and `other` (a hand or
+//! anything else). A session's start position fine-tunes the head ([`SquareModel::adapt`]).
+//! It runs through OpenCV's `dnn` module from ONNX; the trained weights are built into the
+//! binary, so nothing is loaded from anywhere at run time.
+//!
+//! What the network sees is fixed here and in the training script alike: the playing area
+//! warped with a margin of `MARGIN_PX` round it at `PX_PER_SQUARE` pixels a square (the
+//! "board area"), normalised by the playing area's own mean colour and spread (so a lamp's
+//! tint and the exposure cancel), and cut into `PATCH_PX` squares, one per playing square.
+use opencv::core::{self, Mat, Scalar, Size};
+use opencv::dnn;
+use opencv::imgproc;
+use opencv::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::classify::CLASSES;
+use super::locate::BoardLocation;
+use super::square_head::{Adaptation, SquareHead, HEAD_CLASSES, OTHER};
+use super::{Result, VisionError};
+
+/// Pixels per square of the board area.
+pub const PX_PER_SQUARE: i32 = 20;
+/// Margin round each square (and round the playing area), pixels: 0.3 of a square.
+pub const MARGIN_PX: i32 = 6;
+/// Side of one square's patch.
+pub const PATCH_PX: i32 = PX_PER_SQUARE + 2 * MARGIN_PX;
+/// Side of the board area.
+pub const AREA_PX: i32 = 8 * PX_PER_SQUARE + 2 * MARGIN_PX;
+
+/// The model built into the binary.
+pub const BUILTIN_ONNX: &[u8] = include_bytes!("../../models/square-cnn.onnx");
+pub const BUILTIN_JSON: &str = include_str!("../../models/square-cnn.json");
+
+/// The model file's description of the network (`models/square-cnn.json`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ModelCard {
+    /// Always `boardwatch-square-model/1`.
+    pub format: String,
+    pub px_per_square: i32,
+    pub margin_px: i32,
+    pub embedding: usize,
+    pub head: SquareHead,
+    /// How it was trained (data, seeds, epochs): for the reader, not used here.
+    #[serde(default)]
+    pub training: serde_json::Value,
+}
+
+pub const FORMAT: &str = "boardwatch-square-model/1";
+
+/// The board area of an image: the playing area and a margin of `MARGIN_PX` round it, warped to
+/// `AREA_PX` square pixels (row 0 along the edge from `board_to_image(0, 0)` to
+/// `board_to_image(8, 0)`). `board_to_image` maps board points (squares, 0..=8) to image pixels,
+/// lens included: a [`BoardLocation`]'s, or a renderer's truth. An image much larger than the
+/// area is shrunk first (by whole-pixel averaging), so that fine texture and sensor noise do
+/// not alias into the few pixels a square gets.
+pub fn board_area(img: &Mat, board_to_image: &dyn Fn(f64, f64) -> (f64, f64)) -> Result<Mat> {
+    if img.empty() || img.typ() != core::CV_8UC3 {
+        return Err(VisionError::BadImage(format!("board area needs an 8-bit colour image, got type {}", img.typ())));
+    }
+    // Image pixels per area pixel, from the playing area's diagonals.
+    let (a, b, c, d) = (board_to_image(0.0, 0.0), board_to_image(8.0, 8.0), board_to_image(8.0, 0.0), board_to_image(0.0, 8.0));
+    let diagonal = ((a.0 - b.0).hypot(a.1 - b.1) + (c.0 - d.0).hypot(c.1 - d.1)) / 2.0;
+    let scale = diagonal / (8.0 * std::f64::consts::SQRT_2 * PX_PER_SQUARE as f64);
+    if !scale.is_finite() || scale <= 0.0 {
+        return Err(VisionError::BadCorners("the playing area has no size".into()));
+    }
+    let shrink = if scale > 2.0 { (scale / 1.5).floor() } else { 1.0 };
+    let small;
+    let source = if shrink > 1.0 {
+        let size = Size::new((img.cols() as f64 / shrink).round() as i32, (img.rows() as f64 / shrink).round() as i32);
+        let mut out = Mat::default();
+        imgproc::resize(img, &mut out, size, 0.0, 0.0, imgproc::INTER_AREA)?;
+        small = out;
+        &small
+    } else {
+        img
+    };
+    let (sx, sy) = (source.cols() as f64 / img.cols() as f64, source.rows() as f64 / img.rows() as f64);
+    let mut map = Mat::new_rows_cols_with_default(AREA_PX, AREA_PX, core::CV_32FC2, Scalar::default())?;
+    let step = 1.0 / PX_PER_SQUARE as f64;
+    let origin = -(MARGIN_PX as f64) * step;
+    for y in 0..AREA_PX {
+        for x in 0..AREA_PX {
+            // Pixel centres: area pixel x covers board u in [origin + x step, origin + (x+1) step).
+            let (u, v) = (origin + (x as f64 + 0.5) * step, origin + (y as f64 + 0.5) * step);
+            let (ix, iy) = board_to_image(u, v);
+            // Image pixel centres are at integers; the shrunk image's at (i + 0.5) / s - 0.5.
+            let (px, py) = ((ix + 0.5) * sx - 0.5, (iy + 0.5) * sy - 0.5);
+            *map.at_2d_mut::<core::Vec2f>(y, x)? = core::Vec2f::from([px as f32, py as f32]);
+        }
+    }
+    let mut out = Mat::default();
+    imgproc::remap(source, &mut out, &map, &core::no_array(), imgproc::INTER_LINEAR, core::BORDER_REPLICATE, Scalar::default())?;
+    Ok(out)
+}
+
+/// The board area of a located board.
+pub fn located_board_area(img: &Mat, loc: &BoardLocation) -> Result<Mat> {
+    board_area(img, &|u, v| loc.board_to_image(u, v))
+}
+
+/// Per-channel mean and overall spread of the playing area (margin left out) of a board area:
+/// what the network's input is normalised by.
+pub fn area_statistics(area: &[u8]) -> ([f32; 3], f32) {
+    let side = AREA_PX as usize;
+    let m = MARGIN_PX as usize;
+    let inner = side - 2 * m;
+    let mut sum = [0f64; 3];
+    let mut sum_sq = 0f64;
+    for y in m..m + inner {
+        for x in m..m + inner {
+            for ch in 0..3 {
+                let v = area[(y * side + x) * 3 + ch] as f64;
+                sum[ch] += v;
+                sum_sq += v * v;
+            }
+        }
+    }
+    let n = (inner * inner) as f64;
+    let mean = sum.map(|s| (s / n) as f32);
+    let overall = (sum[0] + sum[1] + sum[2]) / (3.0 * n);
+    let var = (sum_sq / (3.0 * n) - overall * overall).max(0.0);
+    // Per-channel means removed, the spread is about the overall mean: a board's light and
+    // dark squares spread it whatever the lamp's tint.
+    (mean, (var.sqrt() as f32).max(4.0))
+}
+
+/// The network's input for the given squares (row, col of the board area): N x 3 x PATCH x PATCH,
+/// channels in the image's order (BGR), normalised by `area_statistics`.
+pub fn patches_blob(area: &Mat, squares: &[(usize, usize)]) -> Result<Mat> {
+    if area.rows() != AREA_PX || area.cols() != AREA_PX || area.typ() != core::CV_8UC3 {
+        return Err(VisionError::BadImage(format!("board area must be {AREA_PX}x{AREA_PX} 8-bit colour")));
+    }
+    let continuous = if area.is_continuous() { area.clone() } else { area.try_clone()? };
+    let pixels = continuous.data_bytes()?;
+    let (mean, spread) = area_statistics(pixels);
+    let p = PATCH_PX as usize;
+    let side = AREA_PX as usize;
+    let mut blob = Mat::new_nd_with_default(&[squares.len() as i32, 3, PATCH_PX, PATCH_PX], core::CV_32F, Scalar::all(0.0))?;
+    let data = blob.data_typed_mut::<f32>()?;
+    for (n, &(r, c)) in squares.iter().enumerate() {
+        let (x0, y0) = (c * PX_PER_SQUARE as usize, r * PX_PER_SQUARE as usize);
+        for ch in 0..3 {
+            let plane = &mut data[(n * 3 + ch) * p * p..(n * 3 + ch + 1) * p * p];
+            for y in 0..p {
+                for x in 0..p {
+                    let v = pixels[((y0 + y) * side + x0 + x) * 3 + ch] as f32;
+                    plane[y * p + x] = (v - mean[ch]) / spread;
+                }
+            }
+        }
+    }
+    Ok(blob)
+}
+
+/// The network and its head.
+pub struct SquareModel {
+    net: dnn::Net,
+    card: ModelCard,
+    /// The head as trained, the floor every session's adaptation starts from.
+    trained_head: SquareHead,
+}
+
+impl std::fmt::Debug for SquareModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SquareModel").field("embedding", &self.card.embedding).finish_non_exhaustive()
+    }
+}
+
+impl Clone for SquareModel {
+    fn clone(&self) -> Self {
+        // An OpenCV net cannot be cloned; the built-in bytes are read again (about a millisecond).
+        let mut model = SquareModel::from_parts(BUILTIN_ONNX, &serde_json::to_string(&self.card).unwrap_or_default())
+            .expect("a model that loaded once loads again");
+        model.trained_head = self.trained_head.clone();
+        model
+    }
+}
+
+/// One square as the model reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SquareVerdict {
+    /// P(empty, dark man, light man, dark king, light king, other).
+    pub probs: [f32; HEAD_CLASSES],
+    pub embedding: Vec<f32>,
+}
+
+impl SquareModel {
+    /// The model built into the binary.
+    pub fn builtin() -> Result<SquareModel> {
+        SquareModel::from_parts(BUILTIN_ONNX, BUILTIN_JSON)
+    }
+
+    /// A model from its ONNX network and its card (JSON).
+    pub fn from_parts(onnx: &[u8], card_json: &str) -> Result<SquareModel> {
+        let card: ModelCard = serde_json::from_str(card_json).map_err(|e| VisionError::Palette(format!("square model card: {e}")))?;
+        if card.format != FORMAT {
+            return Err(VisionError::Palette(format!("square model card: format {:?}, expected {FORMAT:?}", card.format)));
+        }
+        if card.px_per_square != PX_PER_SQUARE || card.margin_px != MARGIN_PX {
+            return Err(VisionError::Palette(format!(
+                "square model card: trained on {} px squares with {} px margins, this build cuts {PX_PER_SQUARE} and {MARGIN_PX}",
+                card.px_per_square, card.margin_px
+            )));
+        }
+        card.head.validate(card.embedding).map_err(|e| VisionError::Palette(format!("square model card: {e}")))?;
+        let buffer: core::Vector<u8> = onnx.iter().copied().collect();
+        let mut net = dnn::read_net_from_onnx_buffer(&buffer).map_err(|e| VisionError::Palette(format!("square model network: {e}")))?;
+        net.set_preferable_backend(dnn::DNN_BACKEND_OPENCV)?;
+        net.set_preferable_target(dnn::DNN_TARGET_CPU)?;
+        let trained_head = card.head.clone();
+        Ok(SquareModel { net, card, trained_head })
+    }
+
+    /// The head in use (the trained one, or the session's).
+    pub fn head(&self) -> &SquareHead {
+        &self.card.head
+    }
+
+    /// Embeddings of the given squares of a board area.
+    pub fn embed(&mut self, area: &Mat, squares: &[(usize, usize)]) -> Result<Vec<Vec<f32>>> {
+        if squares.is_empty() {
+            return Ok(Vec::new());
+        }
+        let blob = patches_blob(area, squares)?;
+        self.net.set_input(&blob, "", 1.0, Scalar::default())?;
+        let out = self.net.forward_single("")?;
+        let out = out.reshape(1, squares.len() as i32)?;
+        let dim = self.card.embedding;
+        if out.cols() as usize != dim {
+            return Err(VisionError::Palette(format!("square model network gives {} values a square, its card says {dim}", out.cols())));
+        }
+        let mut embeddings = Vec::with_capacity(squares.len());
+        for n in 0..squares.len() as i32 {
+            embeddings.push(out.at_row::<f32>(n)?.to_vec());
+        }
+        Ok(embeddings)
+    }
+
+    /// The given squares of a board area, read.
+    pub fn read(&mut self, area: &Mat, squares: &[(usize, usize)]) -> Result<Vec<SquareVerdict>> {
+        let embeddings = self.embed(area, squares)?;
+        Ok(embeddings.into_iter().map(|embedding| SquareVerdict { probs: self.card.head.probabilities(&embedding), embedding }).collect())
+    }
+
+    /// Fine-tune the head on labelled squares of this session (a start position's playing
+    /// squares): `labels` index [`CLASSES`] (`OTHER` for a hand). Always from the trained head,
+    /// so a second calibration does not stack on the first.
+    pub fn adapt(&mut self, embeddings: &[Vec<f32>], labels: &[usize]) {
+        self.card.head = self.trained_head.adapted(embeddings, labels, Adaptation::default());
+    }
+
+    /// Back to the trained head (a new session).
+    pub fn forget_session(&mut self) {
+        self.card.head = self.trained_head.clone();
+    }
+
+    /// Use a session's head learnt before (a calibration file's).
+    pub fn set_session_head(&mut self, head: SquareHead) -> Result<()> {
+        head.validate(self.card.embedding).map_err(|e| VisionError::Calibration(format!("square model {e}")))?;
+        self.card.head = head;
+        Ok(())
+    }
+}
+
+/// Index of a class in the model's output (`CLASSES` order, `OTHER` last).
+pub fn class_index(class: super::ColourClass) -> usize {
+    CLASSES.iter().position(|&k| k == class).unwrap_or(OTHER)
+}
+
+/// The model's reading of one frame's playing squares, kept with the frame: its embeddings
+/// serve the session's adaptation when the frame turns out to be a start position.
+#[derive(Debug, Clone)]
+pub struct LearntReading {
+    /// (row, col) in the image grid of each playing square read.
+    pub squares: Vec<(usize, usize)>,
+    pub embeddings: Vec<Vec<f32>>,
+}
+
+impl LearntReading {
+    /// Read the playing squares (those where `(row + col) % 2 == 0` equals `top_left_dark`)
+    /// of a located board.
+    pub fn read(model: &mut SquareModel, img: &Mat, loc: &BoardLocation, top_left_dark: bool) -> Result<LearntReading> {
+        let area = located_board_area(img, loc)?;
+        let squares: Vec<(usize, usize)> = (0..8).flat_map(|r| (0..8).map(move |c| (r, c))).filter(|&(r, c)| ((r + c) % 2 == 0) == top_left_dark).collect();
+        let embeddings = model.embed(&area, &squares)?;
+        Ok(LearntReading { squares, embeddings })
+    }
+
+    /// Put the model's verdicts (by `head`) on the playing squares of `reading`, in place of the
+    /// colours'. `distinct_kings`: whether the set's kings look unlike its men (a stacked king
+    /// of the wooden set does not: its probability goes to the man, as the colours read it).
+    /// Below `min_confidence` a square reads `?`, as with the colours.
+    pub fn apply(&self, head: &SquareHead, reading: &mut super::BoardReading, distinct_kings: bool, min_confidence: f32) {
+        for (&(r, c), embedding) in self.squares.iter().zip(&self.embeddings) {
+            let p = head.probabilities(embedding);
+            let mut probs = [p[0], p[1], p[2], p[3], p[4]];
+            if !distinct_kings {
+                probs = [p[0], p[1] + p[3], p[2] + p[4], 0.0, 0.0];
+            }
+            let (best, &confidence) = probs.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).expect("five classes");
+            let square = &mut reading.squares[r][c];
+            square.probs = probs;
+            square.p_unknown = p[OTHER];
+            square.class = if p[OTHER] > confidence || confidence < min_confidence { super::ColourClass::Unknown } else { CLASSES[best] };
+            square.confidence = if square.class == super::ColourClass::Unknown { p[OTHER].max(1.0 - confidence) } else { confidence };
+        }
+    }
+
+    /// Fine-tune `model`'s head on this reading as a start position: `start` gives every playing
+    /// square's class (row, col, class) in the image grid.
+    pub fn adapt(&self, model: &mut SquareModel, start: &[(usize, usize, super::ColourClass)]) {
+        let mut embeddings = Vec::new();
+        let mut labels = Vec::new();
+        for &(r, c, class) in start {
+            if let Some(k) = self.squares.iter().position(|&s| s == (r, c)) {
+                embeddings.push(self.embeddings[k].clone());
+                labels.push(class_index(class));
+            }
+        }
+        model.adapt(&embeddings, &labels);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use opencv::core::{Point, Rect};
+
+    /// A flat board filling a 400x400 image from (40, 40) to (360, 360): 40 px squares, dark
+    /// squares where row + col is odd, one red disc on square (2, 3).
+    fn drawn_board() -> Mat {
+        let mut img = Mat::new_rows_cols_with_default(400, 400, core::CV_8UC3, Scalar::new(90.0, 140.0, 90.0, 0.0)).unwrap();
+        for r in 0..8 {
+            for c in 0..8 {
+                let colour = if (r + c) % 2 == 1 { Scalar::all(60.0) } else { Scalar::all(210.0) };
+                imgproc::rectangle(&mut img, Rect::new(40 + 40 * c, 40 + 40 * r, 40, 40), colour, -1, imgproc::LINE_8, 0).unwrap();
+            }
+        }
+        imgproc::circle(&mut img, Point::new(40 + 40 * 3 + 20, 40 + 40 * 2 + 20), 14, Scalar::new(0.0, 0.0, 230.0, 0.0), -1, imgproc::LINE_AA, 0).unwrap();
+        img
+    }
+
+    fn flat(u: f64, v: f64) -> (f64, f64) {
+        (40.0 + 40.0 * u - 0.5, 40.0 + 40.0 * v - 0.5)
+    }
+
+    #[test]
+    fn the_board_area_puts_each_square_where_the_patches_expect_it() {
+        let area = board_area(&drawn_board(), &flat).unwrap();
+        assert_eq!((area.rows(), area.cols()), (AREA_PX, AREA_PX));
+        let centre = |r: i32, c: i32| *area.at_2d::<core::Vec3b>(MARGIN_PX + PX_PER_SQUARE * r + PX_PER_SQUARE / 2, MARGIN_PX + PX_PER_SQUARE * c + PX_PER_SQUARE / 2).unwrap();
+        assert!(centre(0, 0)[0] > 200 && centre(0, 1)[0] < 70, "light then dark along the first row");
+        let disc = centre(2, 3);
+        assert!(disc[2] > 200 && disc[0] < 30, "the red disc is on square (2, 3): {disc:?}");
+        // The margin shows what is round the board (the green table).
+        let corner = *area.at_2d::<core::Vec3b>(1, 1).unwrap();
+        assert!(corner[1] > 120 && corner[0] < 100, "{corner:?}");
+    }
+
+    #[test]
+    fn patches_are_normalised_by_the_playing_area() {
+        let area = board_area(&drawn_board(), &flat).unwrap();
+        let bytes = area.data_bytes().unwrap();
+        let (mean, spread) = area_statistics(bytes);
+        // Half light (210) and half dark (60) squares: mean near 135, spread near 75.
+        assert!((mean[0] - 135.0).abs() < 4.0, "{mean:?}");
+        assert!((spread - 75.0).abs() < 5.0, "{spread}");
+        let blob = patches_blob(&area, &[(0, 1), (2, 3)]).unwrap();
+        assert_eq!(blob.mat_size().iter().collect::<Vec<_>>(), vec![2, 3, PATCH_PX, PATCH_PX]);
+        let data = blob.data_typed::<f32>().unwrap();
+        let p = (PATCH_PX * PATCH_PX) as usize;
+        let at = |n: usize, ch: usize, y: usize, x: usize| data[(n * 3 + ch) * p + y * PATCH_PX as usize + x];
+        let mid = (PATCH_PX / 2) as usize;
+        // An empty dark square is about one spread below the mean, in every channel.
+        assert!((at(0, 1, mid, mid) + 1.0).abs() < 0.1, "{}", at(0, 1, mid, mid));
+        // The red disc: red channel (BGR: 2) well above, blue well below.
+        assert!(at(1, 2, mid, mid) > 1.0 && at(1, 0, mid, mid) < -1.5);
+        assert!(patches_blob(&Mat::default(), &[(0, 0)]).is_err());
+    }
+
+    #[test]
+    fn the_built_in_model_loads_and_reads_every_playing_square() {
+        let mut model = SquareModel::builtin().unwrap();
+        let area = board_area(&drawn_board(), &flat).unwrap();
+        let squares: Vec<(usize, usize)> = (0..8).flat_map(|r| (0..8).map(move |c| (r, c))).filter(|(r, c)| (r + c) % 2 == 1).collect();
+        let verdicts = model.read(&area, &squares).unwrap();
+        assert_eq!(verdicts.len(), 32);
+        for v in &verdicts {
+            assert_eq!(v.embedding.len(), model.head().weights[0].len());
+            assert!((v.probs.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+        }
+        // The same squares read alone give the same embedding (no batch effects).
+        let alone = model.read(&area, &squares[5..6]).unwrap();
+        for (a, b) in alone[0].embedding.iter().zip(&verdicts[5].embedding) {
+            assert!((a - b).abs() < 1e-4);
+        }
+    }
+
+    #[test]
+    fn a_card_for_another_patch_geometry_is_refused_by_name() {
+        let mut card: serde_json::Value = serde_json::from_str(BUILTIN_JSON).unwrap();
+        card["px_per_square"] = serde_json::json!(24);
+        let err = SquareModel::from_parts(BUILTIN_ONNX, &card.to_string()).unwrap_err().to_string();
+        assert!(err.contains("24 px"), "{err}");
+        let err = SquareModel::from_parts(b"not a network", BUILTIN_JSON).unwrap_err().to_string();
+        assert!(err.contains("network"), "{err}");
+    }
+}

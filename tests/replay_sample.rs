@@ -39,16 +39,29 @@ fn a_board_no_palette_knows_replays_to_its_true_moves() {
     replays_to_its_true_moves("acf6_unseen", "wooden");
 }
 
+/// The board no palette knows, with the learnt square model reading the squares (fine-tuned on
+/// the recording's start position).
+#[test]
+fn a_board_no_palette_knows_replays_to_its_true_moves_with_the_learnt_square_model() {
+    replays_with("acf6_unseen", "wooden", &["--squares", "learnt"]);
+}
+
 /// Replay `samples/recordings/NAME.mp4` and compare with `NAME.truth.json`.
 fn replays_to_its_true_moves(name: &str, palette: &str) {
+    replays_with(name, palette, &[]);
+}
+
+/// The same, with more arguments for `replay`.
+fn replays_with(name: &str, palette: &str, extra: &[&str]) {
     let video = common::repo_file(&format!("samples/recordings/{name}.mp4"));
     let truth: serde_json::Value =
         serde_json::from_str(&common::load_lossy(&common::repo_file(&format!("samples/recordings/{name}.truth.json")))).unwrap();
-    let dir = std::env::temp_dir().join(format!("bw-replay-{name}-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("bw-replay-{name}-{}-{}", extra.join(""), std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (pdn_path, log_path) = (dir.join("game.pdn"), dir.join("events.jsonl"));
     let output = Command::new(env!("CARGO_BIN_EXE_boardwatch"))
         .args(["replay", video.to_str().unwrap(), "--variant", "english", "--palette", palette, "--white", "Yellow"])
+        .args(extra)
         .arg("--pdn")
         .arg(&pdn_path)
         .arg("--log")

@@ -57,3 +57,27 @@ fn calibrate_writes_a_file_that_detect_uses() {
     assert!(!ok && err.contains("camera 93"), "{err}");
     assert!(!cal.exists());
 }
+
+/// `--squares learnt`: the calibration keeps the session's head, and `detect` reads with it.
+#[test]
+fn calibrate_and_detect_with_the_learnt_square_model() {
+    let cal = std::env::temp_dir().join(format!("boardwatch-cal-learnt-cli-{}.json", std::process::id()));
+    let (ok, _, err) = boardwatch(&["calibrate", "samples/photos/Image_024.jpg", "-o", cal.to_str().unwrap(), "--squares", "learnt"]);
+    assert!(ok, "{err}");
+    let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&cal).unwrap()).unwrap();
+    assert_eq!(saved["square_head"]["weights"].as_array().map(Vec::len), Some(6), "the session's head is kept");
+    let (ok, out, err) = boardwatch(&["detect", "samples/photos/Image_022.jpg", "--calibration", cal.to_str().unwrap(), "--squares", "learnt", "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let labels: serde_json::Value = serde_json::from_str(&std::fs::read_to_string("samples/photos/labels.json").unwrap()).unwrap();
+    let (got, want) = (v["grid"].as_array().unwrap(), labels["Image_022"].as_array().unwrap());
+    let wrong: usize = got
+        .iter()
+        .zip(want)
+        .map(|(g, w)| g.as_str().unwrap().chars().zip(w.as_str().unwrap().chars()).filter(|(a, b)| a != b).count())
+        .sum();
+    assert!(wrong <= 1, "{got:?} against {want:?}");
+    let _ = std::fs::remove_file(&cal);
+    let (ok, _, err) = boardwatch(&["detect", "samples/photos/Image_022.jpg", "--squares", "neural"]);
+    assert!(!ok && err.contains("--squares"), "{err}");
+}

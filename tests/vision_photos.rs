@@ -17,6 +17,9 @@ const PHOTOS: [&str; 5] = ["Image_005", "Image_010", "Image_013", "Image_022", "
 /// wooden palette takes for a dark man. It may be read either way; every other square must
 /// be right.
 const KNOWN: [(&str, usize, usize); 1] = [("Image_010", 2, 0)];
+/// Squares of Image_022 and Image_024 the learnt square model may read wrong (of 128) after
+/// calibrating on Image_013: what it reads on this held-apart session (BENCHMARKS.md).
+const MAX_LEARNT_MISREADS: usize = 1;
 /// The standard start position in board coordinates (row 0 = Black's edge).
 const START: [&str; 8] = [".b.b.b.b", "b.b.b.b.", ".b.b.b.b", "........", "........", "w.w.w.w.", ".w.w.w.w", "w.w.w.w."];
 
@@ -112,6 +115,33 @@ fn calibrating_on_a_start_position_reads_every_sample() {
     }
     // Not a start position: refused.
     assert!(Calibration::from_image(&photo("Image_010"), &base, None, "Image_010").is_err());
+}
+
+/// The learnt square model on a session it never saw (the photos of game 2, Image_013-027,
+/// are held apart from its training): calibrated on the start photo, through a file and back,
+/// it reads the session's other photos as labelled.
+#[test]
+fn the_learnt_square_model_reads_a_session_it_never_saw() {
+    let labels = labels();
+    let base = ColourModel::wooden().unwrap();
+    let mut model = SquareModel::builtin().unwrap();
+    let trained = model.head().clone();
+    let (cal, _) = Calibration::from_image_with(&photo("Image_013"), &base, None, "Image_013", Some(&mut model)).unwrap();
+    let head = cal.square_head.clone().expect("the calibration keeps the session's head");
+    assert_ne!(head, trained, "the start position fine-tuned the head");
+    let path = std::env::temp_dir().join(format!("boardwatch-cal-learnt-{}.json", std::process::id()));
+    cal.save(&path).unwrap();
+    let cal = Calibration::load(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(cal.square_head.as_ref(), Some(&head));
+    // A fresh model: the head comes from the file.
+    let mut model = SquareModel::builtin().unwrap();
+    let mut wrong = Vec::new();
+    for name in ["Image_022", "Image_024"] {
+        let d = detect_calibrated_with(&photo(name), &cal, Some(&mut model)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        wrong.extend(misreads(name, &d.grid, &labels[name]).into_iter().map(|m| format!("{name} {m:?}")));
+    }
+    assert!(wrong.len() <= MAX_LEARNT_MISREADS, "{wrong:?}");
 }
 
 #[test]

@@ -586,6 +586,9 @@ mod tests {
         assert_eq!(c.boards[1].palette.as_deref(), Some("/etc/bw/models/mine.json"));
         let c = parse(&GOOD.replace("kings = \"stacked\"", "palette = \"four-colour\"")).unwrap();
         assert_eq!(c.boards[1].palette.as_deref(), Some("four-colour"), "built-in names stay names");
+        assert_eq!(c.boards[1].squares, SquareReader::Colours, "the colours read the squares unless told");
+        let c = parse(&GOOD.replace("kings = \"stacked\"", "squares = \"learnt\"")).unwrap();
+        assert_eq!(c.boards[1].squares, SquareReader::Learnt);
         assert!(matches!(&c.boards[1].source, SourceConfig::Camera { device, fps: Some(f), .. } if device == "0" && *f == 15.0));
         assert_eq!(c.retry, RetryConfig::default());
     }
@@ -616,6 +619,8 @@ mod tests {
         let err = parse(&GOOD.replace("\"observations\"", "\"webcam\"")).unwrap_err();
         assert!(err.contains("boards[0].source.kind: unknown source kind \"webcam\""), "{err}");
 
+        let err = parse(&GOOD.replace("kings = \"stacked\"", "squares = \"neural\"")).unwrap_err();
+        assert!(err.contains("boards[1].squares: \"neural\": need \"colours\" or \"learnt\""), "{err}");
         let err = parse(&GOOD.replace("kings = \"stacked\"", "start_fen = \"X:Y\"")).unwrap_err();
         assert!(err.contains("boards[1].start_fen: \"X:Y\""), "{err}");
         let err = parse(&GOOD.replace("kings = \"stacked\"", "error_after = -1.0")).unwrap_err();

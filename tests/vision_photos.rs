@@ -159,9 +159,10 @@ fn a_still_start_position_becomes_stable_and_self_calibrates() {
         }
         assert!(!r.stability.hand, "frame {i}: nothing moves");
     }
-    // Stable once 0.4 s have passed, not before.
+    // Stable once the still time has passed (at the first frame after it), not before.
+    let still = StabilityConfig::default().still_secs;
     let t = first_stable.expect("became stable");
-    assert!((0.39..0.47).contains(&t), "stable at {t}");
+    assert!((still - 0.01..still + 1.0 / 15.0 + 0.01).contains(&t), "stable at {t}, still time {still}");
     assert!(w.is_calibrated());
     let cal = w.learnt_calibration().unwrap();
     assert!(!cal.top_left_dark);

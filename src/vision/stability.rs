@@ -8,7 +8,7 @@
 //!   what a hand or an arm resting over the board looks like.
 //!
 //! A state is *stable* once the grid has been the same, with no motion and no
-//! unknown square, for `still_secs` (default 0.4 s).
+//! unknown square, for `still_secs` (default 0.3 s: hands at tournament speed leave a position still for little longer).
 use opencv::core::{self, Mat, Scalar, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -37,7 +37,7 @@ pub struct StabilityConfig {
 
 impl Default for StabilityConfig {
     fn default() -> Self {
-        StabilityConfig { still_secs: 0.4, motion_threshold: 12.0, unknown_threshold: 0.5 }
+        StabilityConfig { still_secs: 0.3, motion_threshold: 12.0, unknown_threshold: 0.5 }
     }
 }
 

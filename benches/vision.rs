@@ -124,7 +124,7 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
         area = Some(boardwatch::vision::square_model::located_board_area(&frame, &loc).unwrap());
     }));
     let area = area.unwrap();
-    let dark: Vec<(usize, usize)> = (0..8).flat_map(|r| (0..8).map(move |c| (r, c))).filter(|(r, c)| (r + c) % 2 == 0).collect();
+    let dark = boardwatch::vision::square_model::playing_squares(true);
     report("  learnt: network on the 32 playing squares", time(300, || {
         model.embed(&area, &dark).unwrap();
     }));

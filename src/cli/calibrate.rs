@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use boardwatch::vision::source::{self, SourceSpec};
-use boardwatch::vision::{self, Calibration, SquareModel, SquareReader, StabilityConfig, WatchConfig};
+use boardwatch::vision::{self, Calibration, SquareReader, StabilityConfig, WatchConfig};
 use clap::Args;
 
 use super::detect::{load_palette, write_picture};
@@ -59,10 +59,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<ExitCode> {
     if args.corners.is_some() && !matches!(spec, SourceSpec::Images(_)) {
         bail!("--corners: only for still images (video and cameras find the board themselves)");
     }
-    let mut squares = match args.squares {
-        SquareReader::Colours => None,
-        SquareReader::Learnt => Some(SquareModel::builtin().context("the learnt square model")?),
-    };
+    let mut squares = args.squares.model().context("the learnt square model")?;
     let (cal, image, location) = match &spec {
         SourceSpec::Images(paths) => {
             // The first image that shows a start position.

@@ -93,12 +93,13 @@ fn detect_one(
     args: &DetectArgs,
 ) -> anyhow::Result<Detection> {
     let image = read_image(path)?;
-    if let (Some(m), Some(head)) = (squares.as_deref_mut(), calibration.and_then(|c| c.square_head.as_ref())) {
-        m.set_session_head(head.clone()).context("--calibration")?;
-    }
     let detection = match (args.corners, calibration) {
         (Some(corners), _) => {
             let location = BoardLocation::from_corners(corners, (image.cols(), image.rows())).context("--corners")?;
+            // `detect_calibrated_with` picks the calibration's head itself; corners by hand skip it.
+            if let (Some(m), Some(cal)) = (squares.as_deref_mut(), calibration) {
+                m.use_calibration(cal).context("--calibration")?;
+            }
             let mut d = vision::detect_at_with(&image, location, model, squares)?;
             if let Some(cal) = calibration {
                 if d.orientation.white_home_confidence < 1.0 {
@@ -131,10 +132,7 @@ pub fn run(args: DetectArgs) -> anyhow::Result<ExitCode> {
         Some(c) => c.palette.clone(),
         None => load_palette(&args.palette)?,
     };
-    let mut squares = match args.squares {
-        SquareReader::Colours => None,
-        SquareReader::Learnt => Some(SquareModel::builtin().context("the learnt square model")?),
-    };
+    let mut squares = args.squares.model().context("the learnt square model")?;
     let mut all_found = true;
     for path in &args.images {
         match detect_one(path, &model, calibration.as_ref(), squares.as_mut(), &args) {

@@ -87,10 +87,16 @@ impl Calibration {
         let (mut cal, loc) = Calibration::from_image(img, base, corners, source)?;
         if let Some(model) = model {
             let learnt = LearntReading::read(model, img, &loc, cal.top_left_dark)?;
-            learnt.adapt(model, &start_position(cal.white_home, cal.top_left_dark));
-            cal.square_head = Some(model.head().clone());
+            cal.fine_tune(model, &learnt);
         }
         Ok((cal, loc))
+    }
+
+    /// Fine-tune the square model's head on the start position this calibration was learnt
+    /// from (`learnt`: the model's reading of that frame) and keep the head.
+    pub fn fine_tune(&mut self, model: &mut SquareModel, learnt: &LearntReading) {
+        learnt.adapt(model, &start_position(self.white_home, self.top_left_dark));
+        self.square_head = Some(model.head().clone());
     }
 
     /// Learn from one still image of the start position (corners found, or given).

@@ -261,10 +261,7 @@ pub fn detect_calibrated_with(img: &opencv::core::Mat, cal: &Calibration, square
     let location = locate_board(img, Some(&prev))?;
     let squares = match squares {
         Some(model) => {
-            match &cal.square_head {
-                Some(head) => model.set_session_head(head.clone())?,
-                None => model.forget_session(),
-            }
+            model.use_calibration(cal)?;
             Some(model)
         }
         None => None,

@@ -173,16 +173,6 @@ impl std::fmt::Debug for SquareModel {
     }
 }
 
-impl Clone for SquareModel {
-    fn clone(&self) -> Self {
-        // An OpenCV net cannot be cloned; the built-in bytes are read again (about a millisecond).
-        let mut model = SquareModel::from_parts(BUILTIN_ONNX, &serde_json::to_string(&self.card).unwrap_or_default())
-            .expect("a model that loaded once loads again");
-        model.trained_head = self.trained_head.clone();
-        model
-    }
-}
-
 /// One square as the model reads it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SquareVerdict {
@@ -267,11 +257,29 @@ impl SquareModel {
         self.card.head = head;
         Ok(())
     }
+
+    /// Read as a calibration says: with its session's head, or the trained one when it was
+    /// made without the model.
+    pub fn use_calibration(&mut self, cal: &super::Calibration) -> Result<()> {
+        match &cal.square_head {
+            Some(head) => self.set_session_head(head.clone()),
+            None => {
+                self.forget_session();
+                Ok(())
+            }
+        }
+    }
 }
 
 /// Index of a class in the model's output (`CLASSES` order, `OTHER` last).
 pub fn class_index(class: super::ColourClass) -> usize {
     CLASSES.iter().position(|&k| k == class).unwrap_or(OTHER)
+}
+
+/// The playing squares (row, col) of the image grid: where `(row + col) % 2 == 0` equals
+/// `top_left_dark`.
+pub fn playing_squares(top_left_dark: bool) -> Vec<(usize, usize)> {
+    (0..8).flat_map(|r| (0..8).map(move |c| (r, c))).filter(|&(r, c)| ((r + c) % 2 == 0) == top_left_dark).collect()
 }
 
 /// The colours' reading of a square goes into the model's as a second expert, to this power.
@@ -298,7 +306,7 @@ impl LearntReading {
     /// of a located board.
     pub fn read(model: &mut SquareModel, img: &Mat, loc: &BoardLocation, top_left_dark: bool) -> Result<LearntReading> {
         let area = located_board_area(img, loc)?;
-        let squares: Vec<(usize, usize)> = (0..8).flat_map(|r| (0..8).map(move |c| (r, c))).filter(|&(r, c)| ((r + c) % 2 == 0) == top_left_dark).collect();
+        let squares = playing_squares(top_left_dark);
         let embeddings = model.embed(&area, &squares)?;
         Ok(LearntReading { squares, embeddings })
     }
@@ -411,7 +419,7 @@ mod tests {
     fn the_built_in_model_loads_and_reads_every_playing_square() {
         let mut model = SquareModel::builtin().unwrap();
         let area = board_area(&drawn_board(), &flat).unwrap();
-        let squares: Vec<(usize, usize)> = (0..8).flat_map(|r| (0..8).map(move |c| (r, c))).filter(|(r, c)| (r + c) % 2 == 1).collect();
+        let squares = playing_squares(false);
         let verdicts = model.read(&area, &squares).unwrap();
         assert_eq!(verdicts.len(), 32);
         for v in &verdicts {

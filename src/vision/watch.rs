@@ -13,7 +13,7 @@ use opencv::prelude::*;
 use super::calibration::Calibration;
 use super::classify::{board_features_with, classify_features, BoardFeatures, BoardReading, LeanOffsets, ColourClass};
 use super::locate::{check_location, locate_board, BoardLocation, PatternCheck};
-use super::palette::{start_position, ColourModel};
+use super::palette::ColourModel;
 use super::square_model::{LearntReading, SquareModel};
 use super::rectify::{rectify, start_position_side, to_board_coordinates, BoardFrame, BoardView, CameraPose};
 use super::stability::{motion_picture, Motion, StabilityConfig, StabilityDetector, StabilityReport};
@@ -57,6 +57,16 @@ pub enum SquareReader {
     /// The learnt square model (a small network trained on many boards and sets), its last
     /// layer fine-tuned on the start position; the colours still find the start.
     Learnt,
+}
+
+impl SquareReader {
+    /// The square model this reader needs (the built-in one), if any.
+    pub fn model(self) -> Result<Option<SquareModel>> {
+        match self {
+            SquareReader::Colours => Ok(None),
+            SquareReader::Learnt => SquareModel::builtin().map(Some),
+        }
+    }
 }
 
 impl Default for WatchConfig {
@@ -241,10 +251,7 @@ impl Watcher {
             checked_at: None,
             reads: 0,
             quiet_since: None,
-            square_model: match config.squares {
-                SquareReader::Colours => None,
-                SquareReader::Learnt => Some(SquareModel::builtin()?),
-            },
+            square_model: config.squares.model()?,
         })
     }
 
@@ -257,8 +264,8 @@ impl Watcher {
         w.frame = Some(cal.frame());
         w.location = Some(cal.location()?);
         w.update_lean();
-        if let (Some(model), Some(head)) = (w.square_model.as_mut(), cal.square_head.as_ref()) {
-            model.set_session_head(head.clone())?;
+        if let Some(model) = w.square_model.as_mut() {
+            model.use_calibration(cal)?;
         }
         Ok(w)
     }
@@ -592,8 +599,7 @@ impl Watcher {
         match Calibration::from_features(features, loc, &self.palette, &self.source) {
             Ok(mut cal) => {
                 if let (Some(model), Some(learnt)) = (self.square_model.as_mut(), learnt) {
-                    learnt.adapt(model, &start_position(cal.white_home, cal.top_left_dark));
-                    cal.square_head = Some(model.head().clone());
+                    cal.fine_tune(model, learnt);
                 }
                 self.palette = cal.palette.clone();
                 self.calibrated_palette = Some(cal.palette.clone());

@@ -33,7 +33,7 @@ pub fn observation_from_view(view: &BoardView, rules: &Rules) -> Observation {
             *reading = Reading::Probabilities(probabilities([p[0], p[1], p[2], p[3], p[4], 0.0]));
         }
     }
-    Observation { squares, t: Some(view.t) }
+    Observation { squares, t: Some(view.t), glimpse: !view.stable }
 }
 
 /// The position the tracker holds now, in the view's coordinates (the engine's own).
@@ -83,11 +83,13 @@ pub struct BoardPipeline {
     last_fed: Option<([[char; 8]; 8], f64)>,
     /// A still board the recorder could not write, to hand again before the next frame.
     pending: Option<Pending>,
+    /// The last board handed on as a glimpse (read, not yet still).
+    last_glimpse: Option<[[char; 8]; 8]>,
 }
 
 impl BoardPipeline {
     pub fn new(watcher: Watcher) -> BoardPipeline {
-        BoardPipeline { watcher, last_fed: None, pending: None }
+        BoardPipeline { watcher, last_fed: None, pending: None, last_glimpse: None }
     }
 
     /// Whether a still view goes to the tracker: when it differs from the last one it saw, or,
@@ -117,8 +119,25 @@ impl BoardPipeline {
                     Err(e) => return Err(PipelineError::Record(e, Box::new(frame))),
                 }
             }
+        } else if let Some(view) = frame.view.as_ref().filter(|v| frame.read && self.should_glimpse(v)) {
+            // A board read before it was still: with quick hands it may never be still, and
+            // the tracker needs it to put in order plies a later board shows at once.
+            let observation = observation_from_view(view, recorder.tracker().rules());
+            self.last_glimpse = Some(view.grid);
+            if let Err(e) = recorder.step(InputOrigin::Source, cursor, Input::Observation(Box::new(observation))) {
+                // A glimpse only helps to order plies; the still boards carry the record.
+                tracing::warn!("a board seen on the way was not recorded: {e}");
+            }
         }
         Ok(Step { frame, events })
+    }
+
+    /// Whether a board read before it was still goes to the tracker as a glimpse: when it
+    /// differs from the last glimpse and from the last still board.
+    fn should_glimpse(&self, view: &BoardView) -> bool {
+        !view.stable
+            && self.last_glimpse != Some(view.grid)
+            && self.last_fed.is_none_or(|(grid, _)| grid != view.grid)
     }
 
     /// Hand the recorder the board state it could not write last time (nothing if none): the

@@ -392,3 +392,57 @@ fn a_game_ending_stop_can_still_be_corrected() {
     assert_eq!(texts(&t.observe(&b.obs())), ["OK: Player2- Move Success"]);
     assert_eq!(t.record().unwrap().move_texts(), ["31-20", "28-24"]);
 }
+
+/// Quick play: three plies shown at once that could have been made in two orders (`9-13 22-18
+/// 10-14` or `10-14 22-18 9-13`, the same board). The boards seen on the way, even glimpses of
+/// boards never still, put them in order; with none, the ambiguity is declared.
+#[test]
+fn plies_shown_at_once_follow_the_order_of_the_boards_seen_on_the_way() {
+    use boardwatch::draughts::notation::move_text;
+    use boardwatch::draughts::position::Position;
+    let rules = Variant::English.rules();
+    let play = |pos: &Position, text: &str| {
+        let moves = legal_moves(pos, &rules);
+        let m = *moves.iter().find(|m| move_text(m, &moves, &rules) == text).unwrap_or_else(|| panic!("{text} is legal"));
+        pos.play(&m)
+    };
+    let start = Position::start(&rules);
+    let seen = |pos: &Position, t: f64| Observation::of_position(pos, 0, &rules).with_time(t);
+    let recorded = |glimpsed_first: Option<&str>| {
+        let mut tracker = tracker(Variant::English, KingStyle::Visible);
+        tracker.init();
+        tracker.observe(&seen(&start, 0.0));
+        if let Some(first) = glimpsed_first {
+            // The first ply's board, read once while the next hand was already coming in.
+            let mut glimpse = seen(&play(&start, first), 0.8);
+            glimpse.glimpse = true;
+            assert!(tracker.observe(&glimpse).is_empty(), "nothing is decided from a glimpse");
+        }
+        let end = play(&play(&play(&start, "9-13"), "22-18"), "10-14");
+        assert_eq!(end, play(&play(&play(&start, "10-14"), "22-18"), "9-13"), "the same board either way");
+        tracker.observe(&seen(&end, 1.6));
+        tracker.observe(&seen(&end, 3.0));
+        let moves: Vec<(String, bool, Vec<String>)> = tracker
+            .record()
+            .expect("a game")
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                RecordItem::Move(m) => Some((m.text.clone(), m.inferred, m.alternatives.clone())),
+                _ => None,
+            })
+            .collect();
+        moves
+    };
+    for (first, last) in [("9-13", "10-14"), ("10-14", "9-13")] {
+        let moves = recorded(Some(first));
+        let texts: Vec<&str> = moves.iter().map(|m| m.0.as_str()).collect();
+        assert_eq!(texts, [first, "22-18", last], "the order the glimpse showed");
+        assert_eq!(moves.iter().map(|m| m.1).collect::<Vec<_>>(), [true, true, false], "unseen plies are inferred");
+        assert!(moves.iter().all(|m| m.2.is_empty()), "the boards seen decided the order: {moves:?}");
+    }
+    // No board on the way: either order, and the record says the other one was possible.
+    let moves = recorded(None);
+    assert_eq!(moves.len(), 3);
+    assert!(!moves[0].2.is_empty() && !moves[2].2.is_empty(), "the ambiguity is declared: {moves:?}");
+}

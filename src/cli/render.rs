@@ -72,6 +72,11 @@ pub struct RenderArgs {
     /// Frames per second of the recording.
     #[arg(long, default_value_t = 10.0)]
     fps: f64,
+    /// How long each position stands still between two hands, in seconds (each pause is 0.8
+    /// to 1.25 times this, as people's are; a capture's intermediate state 0.8 times that).
+    /// 1 s is unhurried play; 0.45 s is quick play at tournament speed.
+    #[arg(long, default_value_t = 1.0)]
+    still: f64,
     /// Stop the recording after this many plies.
     #[arg(long)]
     max_plies: Option<usize>,
@@ -190,7 +195,7 @@ fn run_game(args: &RenderArgs, scene: Scene, path: &Path) -> anyhow::Result<Exit
         format!("{} has {} games, no game {}", path.display(), read.games_in_text(), args.game_index)
     })?;
     let game = GameMoves::from_record(record, args.variant, args.max_plies).with_context(|| format!("game {}", args.game_index))?;
-    let options = RecordingOptions { fps: args.fps, seed: args.seed, ..RecordingOptions::default() };
+    let options = RecordingOptions { fps: args.fps, still_seconds: args.still, seed: args.seed, ..RecordingOptions::default() };
     let frames = plan_recording(&game, &scene, &options)?;
     let out_dir = args.out_dir.as_deref().context("--out-dir is required with --game")?;
     std::fs::create_dir_all(out_dir).with_context(|| format!("creating {}", out_dir.display()))?;

@@ -144,8 +144,10 @@ impl Recorder {
     }
 
     fn note(&mut self, input: &Input, cursor: Option<u64>) {
-        if let Input::Observation(obs) = input {
-            self.last_observation = Some((**obs).clone());
+        match input {
+            // A glimpse is not the board as it stands (see `Observation::glimpse`).
+            Input::Observation(obs) if !obs.glimpse => self.last_observation = Some((**obs).clone()),
+            _ => {}
         }
         if cursor.is_some() {
             self.cursor = cursor;

@@ -323,8 +323,68 @@ pub struct Tracker {
     last_evidence: Option<Evidence>,
     suspect: Option<Suspect>,
     story: Option<PendingStory>,
+    /// The boards seen since the last valid position, to order the plies of a story.
+    on_the_way: OnTheWay,
     /// The clock of untimed observations: one second per observation.
     readings: u64,
+}
+
+/// The boards seen since the last valid position, in order, glimpses included: when a board
+/// shows several plies at once and they could have been made in more than one order, the
+/// order these boards passed through is the one recorded (`Tracker::find_story`).
+#[derive(Clone, Debug, Default)]
+struct OnTheWay {
+    from: Option<Position>,
+    boards: Vec<Evidence>,
+}
+
+/// At most this many boards are kept on the way: when more come (a long wait over a hand),
+/// every other one is dropped, so that the kept ones still span the whole way.
+const MAX_BOARDS_ON_THE_WAY: usize = 48;
+
+impl OnTheWay {
+    /// Remember `board`, seen while `from` was the last valid position.
+    fn remember(&mut self, from: &Position, board: &Evidence) {
+        if self.from.as_ref() != Some(from) {
+            self.from = Some(*from);
+            self.boards.clear();
+        }
+        if self.boards.last() == Some(board) {
+            return;
+        }
+        if self.boards.len() == MAX_BOARDS_ON_THE_WAY {
+            let mut i = 0;
+            self.boards.retain(|_| {
+                i += 1;
+                i % 2 == 0
+            });
+        }
+        self.boards.push(board.clone());
+    }
+
+    /// How badly the boards seen fit the line of plies `line` from `from`: the best assignment of
+    /// each board, in order, to a position along the line (never going back), summed deficits.
+    fn misfit(&self, from: &Position, line: &[Move], kings: KingStyle) -> f32 {
+        if self.from.as_ref() != Some(from) {
+            return 0.0;
+        }
+        let mut positions = vec![*from];
+        for m in line {
+            let next = positions.last().expect("one at least").play(m);
+            positions.push(next);
+        }
+        let looks: Vec<Look> = positions.iter().map(|p| Look::of(p, hidden_kings(p, 0, kings))).collect();
+        // best[k]: the least misfit of the boards so far, the last one at position k.
+        let mut best = vec![0f32; looks.len()];
+        for board in &self.boards {
+            let mut so_far = f32::MAX;
+            for (k, look) in looks.iter().enumerate() {
+                so_far = so_far.min(best[k]);
+                best[k] = so_far + board.deficit(look);
+            }
+        }
+        best.into_iter().fold(f32::MAX, f32::min)
+    }
 }
 
 impl Tracker {
@@ -344,6 +404,7 @@ impl Tracker {
             last_evidence: None,
             suspect: None,
             story: None,
+            on_the_way: OnTheWay::default(),
             readings: 0,
         }
     }
@@ -722,6 +783,14 @@ impl Tracker {
 
     /// Judge one observed board state.
     pub fn observe(&mut self, obs: &Observation) -> Vec<Event> {
+        if obs.glimpse {
+            // Nothing is decided from a board that is not still; it is only remembered.
+            if let Some(g) = self.game.as_ref().filter(|g| !g.over) {
+                let evidence = Evidence::new(obs, &self.rules, self.config.kings, self.config.hard_error);
+                self.on_the_way.remember(&g.pos, &evidence);
+            }
+            return Vec::new();
+        }
         self.last_observation = Some(obs.clone());
         if let Some(game) = self.game.as_mut() {
             game.started_t = game.started_t.or(obs.t);
@@ -741,6 +810,7 @@ impl Tracker {
         }
         self.last_evidence = Some(evidence.clone());
         let Some(g) = self.game.as_ref() else { return events };
+        self.on_the_way.remember(&g.pos, &evidence);
         if g.over && g.tentative.is_none() {
             return events;
         }
@@ -966,10 +1036,23 @@ impl Tracker {
         }
         let mut ranked: Vec<(f32, f32, Vec<Vec<Move>>)> = outcomes.into_values().collect();
         ranked.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let (best, deficit, lines) = ranked.first().cloned()?;
+        let (best, deficit, mut lines) = ranked.first().cloned()?;
         let rival = ranked.get(1).map_or(f32::MAX, |r| r.0);
         if deficit > th.explain || rival - best < th.margin {
             return None;
+        }
+        if lines.len() > 1 {
+            // The same board by other orders: the boards seen on the way (glimpses included)
+            // choose, and only the orders they cannot tell from the best stay alternatives.
+            let mut fitted: Vec<(f32, Vec<Move>)> =
+                lines.into_iter().map(|l| (self.on_the_way.misfit(&g.pos, &l, kings), l)).collect();
+            fitted.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let (least, first) = (fitted[0].0, fitted[0].1.clone());
+            lines = fitted
+                .into_iter()
+                .filter(|(misfit, l)| misfit - least < th.margin || l.iter().zip(&first).all(|(a, b)| a.same_effect(b)))
+                .map(|(_, l)| l)
+                .collect();
         }
         // The record takes the first line; where another line reaching the same board differs,
         // the other moves are named with the ply (the board cannot tell them apart).

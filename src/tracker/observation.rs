@@ -99,6 +99,10 @@ pub struct Observation {
     pub squares: [[Reading; 8]; 8],
     /// Seconds, from whatever clock the source uses.
     pub t: Option<f64>,
+    /// A board seen but not yet still (a hand just left it, or the next one was already coming
+    /// in): the tracker decides nothing from it, and only remembers it to put in order the
+    /// plies that a later board may show at once (JSON `"glimpse": true`).
+    pub glimpse: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -118,7 +122,7 @@ pub enum ObservationError {
 impl Observation {
     /// Every square unknown.
     pub fn unknown() -> Observation {
-        Observation { squares: [[Reading::Unknown; 8]; 8], t: None }
+        Observation { squares: [[Reading::Unknown; 8]; 8], t: None, glimpse: false }
     }
 
     /// From 8 strings of 8 grid characters (`.`, `b`, `B`, `w`, `W`, `?`), row 0 first.
@@ -147,7 +151,7 @@ impl Observation {
     /// The board as a perfect camera sees `pos`. `looks_like_man` are squares whose king is seen as
     /// a man (stacked kings, or a man on the last row not yet swapped for its king piece).
     pub fn of_position(pos: &Position, looks_like_man: u64, rules: &Rules) -> Observation {
-        let mut obs = Observation { squares: [[Reading::Class(SquareClass::Empty); 8]; 8], t: None };
+        let mut obs = Observation { squares: [[Reading::Class(SquareClass::Empty); 8]; 8], t: None, glimpse: false };
         for row in 0..8u8 {
             for col in 0..8u8 {
                 if let Some(sq) = square_at(row, col, rules) {
@@ -223,6 +227,9 @@ impl Observation {
         }
         if let Some(t) = self.t {
             line.insert("t".into(), t.into());
+        }
+        if self.glimpse {
+            line.insert("glimpse".into(), true.into());
         }
         Value::Object(line)
     }
@@ -324,6 +331,8 @@ struct ObservationJson {
     grid: Option<Vec<String>>,
     probs: Option<Vec<Vec<Option<ProbsJson>>>>,
     t: Option<f64>,
+    #[serde(default)]
+    glimpse: bool,
 }
 
 /// A square's probabilities: an array in [`CLASS_CHARS`] order (5 numbers, or 6 with the
@@ -487,6 +496,7 @@ pub fn parse_input_value(value: Value) -> Result<Input, ObservationError> {
         }
     }
     obs.t = json.t;
+    obs.glimpse = json.glimpse;
     Ok(Input::Observation(Box::new(obs)))
 }
 
@@ -521,6 +531,12 @@ mod tests {
         obs.squares[3][2] = Reading::Unknown;
         obs.squares[4][1] = Reading::Probabilities([0.1, 0.7, 0.1, 0.05, 0.0]);
         let line = obs.to_input_json().to_string();
+        let Input::Observation(back) = parse_input_line(&line).unwrap() else { panic!("{line}") };
+        assert_eq!(*back, obs);
+        // A glimpse stays one.
+        obs.glimpse = true;
+        let line = obs.to_input_json().to_string();
+        assert!(line.contains("\"glimpse\":true"), "{line}");
         let Input::Observation(back) = parse_input_line(&line).unwrap() else { panic!("{line}") };
         assert_eq!(*back, obs);
         let plain = Observation::from_grid(&START).unwrap();

@@ -503,3 +503,49 @@ fn corners_pulled_aside_by_men_do_not_carry_the_lattice_away() {
     let error = corner_error(&location.corners, &truth.corners);
     assert!(error <= 0.1, "corners off by {error:.3} square");
 }
+
+/// A window one square over (a border of the light squares' own colour taken for a row, the
+/// far row left out) shows no start position; where the men stand puts it right: from each of
+/// the four wrong windows the calibration comes back to the board's own corners. Corners given
+/// by hand are never moved.
+#[test]
+fn a_window_one_square_off_is_put_right_by_the_start_positions_men() {
+    let mut scene = unseen_board_scene(5);
+    // A border of the light squares' colour, and tall men leaning over the first rows.
+    scene.colors.frame = scene.colors.light_square;
+    scene.board.frame_width = 0.8;
+    scene.pieces.height = 0.35;
+    let base = ColourModel::wooden().unwrap();
+    let start = Position::start(&Variant::English.rules()).to_grid();
+    let (image, truth) = render_frame(&scene, &start, None, 3).unwrap();
+    let frame = to_mat(&image);
+    let found = locate_board(&frame, None).unwrap_or_else(|e| panic!("{e}"));
+    assert!(corner_error(&found.corners, &truth.corners) <= 0.1, "the board itself is found");
+    for (du, dv) in [(0.0, 1.0), (0.0, -1.0), (1.0, 0.0), (-1.0, 0.0)] {
+        let off = found.shifted(du, dv);
+        assert!(corner_error(&off.corners, &truth.corners) > 0.9, "({du}, {dv}) is a square off");
+        // Taken as given, the window shows no start position.
+        assert!(Calibration::from_image(&frame, &base, Some(off.corners), "by hand").is_err(), "({du}, {dv})");
+        let (cal, moved) = Calibration::one_square_over(&frame, &base, &off, "found").unwrap_or_else(|| panic!("({du}, {dv}): not put right"));
+        let error = corner_error(&moved.corners, &truth.corners);
+        assert!(error <= 0.1, "({du}, {dv}): corners off by {error:.3} square after moving");
+        assert!(corner_error(&cal.corners, &truth.corners) <= 0.1);
+    }
+}
+
+/// A checked tablecloth around the board: a lattice of squares beyond the board's edge, of
+/// about the board's square size. The board is found where its own squares are.
+#[test]
+fn a_board_on_a_checked_tablecloth_is_found_where_its_squares_are() {
+    use boardwatch::synth::TableKind;
+    let start = Position::start(&Variant::English.rules()).to_grid();
+    for seed in [21u64, 22, 23] {
+        let mut scene = unseen_board_scene(seed);
+        scene.table.kind = TableKind::Checked;
+        scene.table.grain_scale = 0.9 + 0.1 * (seed % 3) as f64;
+        let (image, truth) = render_frame(&scene, &start, None, 3).unwrap();
+        let location = locate_board(&to_mat(&image), None).unwrap_or_else(|e| panic!("scene {seed}: {e}"));
+        let error = corner_error(&location.corners, &truth.corners);
+        assert!(error <= 0.1, "scene {seed}: corners off by {error:.3} square");
+    }
+}

@@ -356,6 +356,15 @@ impl World {
                 self.table * (tone * (1.0 + 0.16 * g) * seam)
             }
             TableKind::Cloth => self.table * (1.0 + 0.1 * cloth(u, v, scale, self.texture_seed)),
+            TableKind::Checked => {
+                let odd = ((u / scale).floor() + (v / scale).floor()).rem_euclid(2.0) == 1.0;
+                let weave = 1.0 + 0.05 * cloth(u, v, 0.3, self.texture_seed);
+                if odd {
+                    Vec3::new(0.85, 0.84, 0.8) * weave
+                } else {
+                    self.table * weave
+                }
+            }
         }
     }
 

@@ -32,7 +32,7 @@ pub mod truth;
 pub use error::SynthError;
 pub use hand::Hand;
 pub use image::RgbImage;
-pub use scene::{random_scene, unseen_board_scene, Palette, Scene};
+pub use scene::{random_scene, unseen_board_scene, Palette, Scene, TableKind};
 pub use truth::{parse_grid, FrameTruth, ImageSide, Orientation, PieceTruth};
 
 use crate::draughts::{Color, Piece};

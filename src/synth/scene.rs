@@ -130,6 +130,11 @@ pub struct PieceShape {
 pub enum TableKind {
     Wood,
     Cloth,
+    /// A checked tablecloth: squares of `grain_scale` board squares, the table's colour and a
+    /// light one, at an angle to the board. A lattice around the board, to test that the
+    /// board is found where its own squares are (only from a scene file; random scenes keep
+    /// wood and cloth).
+    Checked,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

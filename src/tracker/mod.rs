@@ -791,6 +791,16 @@ impl Tracker {
             }
             return Vec::new();
         }
+        let events = self.observe_still(obs);
+        // Remembered after the decision: a story's own board is not a board on its way.
+        if let (Some(g), Some(evidence)) = (self.game.as_ref(), self.last_evidence.as_ref()) {
+            self.on_the_way.remember(&g.pos, evidence);
+        }
+        events
+    }
+
+    /// [`Tracker::observe`] for a board handed on as still.
+    fn observe_still(&mut self, obs: &Observation) -> Vec<Event> {
         self.last_observation = Some(obs.clone());
         if let Some(game) = self.game.as_mut() {
             game.started_t = game.started_t.or(obs.t);
@@ -810,7 +820,6 @@ impl Tracker {
         }
         self.last_evidence = Some(evidence.clone());
         let Some(g) = self.game.as_ref() else { return events };
-        self.on_the_way.remember(&g.pos, &evidence);
         if g.over && g.tentative.is_none() {
             return events;
         }
@@ -1036,6 +1045,22 @@ impl Tracker {
         }
         let mut ranked: Vec<(f32, f32, Vec<Vec<Move>>)> = outcomes.into_values().collect();
         ranked.sort_by(|a, b| a.0.total_cmp(&b.0));
+        // Outcomes the board itself cannot tell apart (stacked kings: a king moved, or a man
+        // crowned, look alike): the boards seen on the way may. Each is charged how much worse
+        // its best line fits them than the best-fitting one does.
+        let first_score = ranked.first()?.0;
+        let contenders = ranked.iter().take_while(|r| r.0 - first_score < th.margin).count();
+        if contenders > 1 {
+            let misfits: Vec<f32> = ranked[..contenders]
+                .iter()
+                .map(|(_, _, lines)| lines.iter().map(|l| self.on_the_way.misfit(&g.pos, l, kings)).fold(f32::MAX, f32::min))
+                .collect();
+            let least = misfits.iter().copied().fold(f32::MAX, f32::min);
+            for (r, m) in ranked.iter_mut().zip(&misfits) {
+                r.0 += m - least;
+            }
+            ranked.sort_by(|a, b| a.0.total_cmp(&b.0));
+        }
         let (best, deficit, mut lines) = ranked.first().cloned()?;
         let rival = ranked.get(1).map_or(f32::MAX, |r| r.0);
         if deficit > th.explain || rival - best < th.margin {

@@ -440,9 +440,8 @@ fn parse_probs(p: &ProbsJson, row: usize, col: usize) -> Result<[f32; 5], Observ
     if out.iter().any(|v| !v.is_finite() || *v < 0.0) {
         return Err(bad("probabilities must be finite and not negative".into()));
     }
-    if out[..5].iter().sum::<f64>() <= 0.0 {
-        return Err(bad("no probability on any class".into()));
-    }
+    // Nothing on any class is a square that shows none of them (a hand over it): the rest of
+    // the shares is "none of these", as always, so it says nothing about what stands there.
     Ok(probabilities(out))
 }
 
@@ -530,6 +529,11 @@ mod tests {
         let mut obs = Observation::from_grid(&START).unwrap().with_time(2.25);
         obs.squares[3][2] = Reading::Unknown;
         obs.squares[4][1] = Reading::Probabilities([0.1, 0.7, 0.1, 0.05, 0.0]);
+        let line = obs.to_input_json().to_string();
+        let Input::Observation(back) = parse_input_line(&line).unwrap() else { panic!("{line}") };
+        assert_eq!(*back, obs);
+        // A square no class explains at all (a hand over it) reads back too.
+        obs.squares[5][0] = Reading::Probabilities([0.0; 5]);
         let line = obs.to_input_json().to_string();
         let Input::Observation(back) = parse_input_line(&line).unwrap() else { panic!("{line}") };
         assert_eq!(*back, obs);

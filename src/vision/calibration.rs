@@ -12,7 +12,7 @@ use opencv::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::classify::{board_features_with, BoardFeatures};
-use super::locate::{locate_board, BoardLocation, Lens};
+use super::locate::{locate_board, BoardLocation, Lens, ONE_SQUARE_OVER};
 use super::palette::{start_position, ColourModel};
 use super::square_head::SquareHead;
 use super::square_model::{LearntReading, SquareModel};
@@ -99,16 +99,38 @@ impl Calibration {
         self.square_head = Some(model.head().clone());
     }
 
-    /// Learn from one still image of the start position (corners found, or given).
+    /// Learn from one still image of the start position (corners found, or given). Found
+    /// corners one square off (see [`ONE_SQUARE_OVER`]) are put right by where the men stand.
     pub fn from_image(img: &Mat, base: &ColourModel, corners: Option<[[f32; 2]; 4]>, source: &str) -> Result<(Calibration, BoardLocation)> {
         let loc = match corners {
             Some(c) => BoardLocation::from_corners(c, (img.cols(), img.rows()))?,
             None => locate_board(img, None)?,
         };
-        let rect = rectify(img, &loc)?;
-        let lean = CameraPose::from_location(&loc).map(|p| p.lean(base.piece_height as f64));
+        match Calibration::at_location(img, base, &loc, source) {
+            Ok(cal) => Ok((cal, loc)),
+            // Corners given by hand are the user's word.
+            Err(e) if corners.is_some() => Err(e),
+            Err(e) => Calibration::one_square_over(img, base, &loc, source).ok_or(e),
+        }
+    }
+
+    /// The start position read at `loc`.
+    fn at_location(img: &Mat, base: &ColourModel, loc: &BoardLocation, source: &str) -> Result<Calibration> {
+        let rect = rectify(img, loc)?;
+        let lean = CameraPose::from_location(loc).map(|p| p.lean(base.piece_height as f64));
         let features = board_features_with(&rect, lean.as_ref())?;
-        Ok((Calibration::from_features(&features, &loc, base, source)?, loc))
+        Calibration::from_features(&features, loc, base, source)
+    }
+
+    /// A found location that shows no start position, moved one square over to where one shows
+    /// (the first window of [`ONE_SQUARE_OVER`] that does), with its calibration.
+    pub fn one_square_over(img: &Mat, base: &ColourModel, loc: &BoardLocation, source: &str) -> Option<(Calibration, BoardLocation)> {
+        ONE_SQUARE_OVER.iter().find_map(|&(du, dv)| {
+            let moved = loc.shifted(du, dv);
+            let cal = Calibration::at_location(img, base, &moved, source).ok()?;
+            tracing::info!("{source}: the board's window moved by ({du}, {dv}) squares, where the start position's men stand");
+            Some((cal, moved))
+        })
     }
 
     /// Learn from a video or camera: frames are watched until the start

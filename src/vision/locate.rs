@@ -23,6 +23,12 @@ use opencv::core::{Mat, Point2f, Size, TermCriteria, Vector};
 use opencv::prelude::*;
 use opencv::{calib3d, core, imgproc};
 
+/// The windows one square over from a found one. The squares' alternation fixes the lattice
+/// only up to whole squares; a border of the light squares' own colour, or pieces leaning over
+/// the first row, can still put the window one row or column off. At a start position the men
+/// decide: the calibration tries these windows when the found one shows no start position.
+pub const ONE_SQUARE_OVER: [(f64, f64); 4] = [(0.0, 1.0), (0.0, -1.0), (1.0, 0.0), (-1.0, 0.0)];
+
 /// Longest side of the image the search runs on. 640 keeps squares >= ~20 px for
 /// a board filling a third of the frame, and the whole search well under 100 ms.
 pub const WORK_PX: i32 = 640;
@@ -164,6 +170,12 @@ impl BoardLocation {
         BoardLocation { corners, h_board_to_img, image_size, score, method, lens }
     }
 
+    /// The same lattice, its 8x8 window moved by (`du`, `dv`) squares (see [`ONE_SQUARE_OVER`]).
+    pub fn shifted(&self, du: f64, dv: f64) -> BoardLocation {
+        let t: H3 = [[1.0, 0.0, du], [0.0, 1.0, dv], [0.0, 0.0, 1.0]];
+        Self::new(h_mul(&self.h_board_to_img, &t), self.image_size, self.score, self.method, self.lens)
+    }
+
     /// Image point of board coordinates (u, v) in squares.
     pub fn board_to_image(&self, u: f64, v: f64) -> (f64, f64) {
         let (x, y) = h_apply(&self.h_board_to_img, u, v);
@@ -263,7 +275,14 @@ pub fn locate_board(img: &Mat, previous: Option<&BoardLocation>) -> Result<Board
                 corners_by_sigma.push(detect_xcorners(&small_f, sigma)?);
             }
             for lat in fit_lattices(&corners_by_sigma[k], seeds) {
-                if let Some((hb, sc)) = best_extent(&g, &lat) {
+                let extent = best_extent(&g, &lat);
+                tracing::trace!(
+                    "lattice at sigma {sigma} from {} corners: {} nodes, best window {:?}",
+                    corners_by_sigma[k].len(),
+                    lat.nodes.len(),
+                    extent.as_ref().map(|(hb, sc)| (h_apply(hb, 4.0, 4.0), *sc))
+                );
+                if let Some((hb, sc)) = extent {
                     if best.as_ref().map_or(true, |b| sc > b.1) {
                         best = Some((hb, sc, LocateMethod::XCornerLattice));
                     }
@@ -403,7 +422,9 @@ fn detect_xcorners(small_f: &Mat, sigma: f64) -> Result<Vec<XPt>> {
         }
     }
     pts.sort_by(|a, b| b.r.total_cmp(&a.r));
-    pts.truncate(400);
+    // Enough for a board on a checked tablecloth, whose squares give hundreds of corners
+    // stronger than the board's own.
+    pts.truncate(MAX_XCORNERS);
     Ok(pts)
 }
 
@@ -416,20 +437,52 @@ pub(crate) struct Lattice {
     nodes: Vec<(i32, i32)>,
 }
 
+/// The most X-corners kept per scale (the strongest).
+const MAX_XCORNERS: usize = 1000;
+
+/// How many lattices are grown from the strongest corners' best hypotheses, and how many more
+/// from the corners those leave unexplained when one of them runs on past a board.
+const MAX_LATTICES: usize = 4;
+const MORE_LATTICES: usize = 3;
+
 /// How many of the strongest X-corners seed lattice hypotheses: first, and when no board
 /// was found from those.
 const FIRST_SEEDS: usize = 40;
 const MORE_SEEDS: usize = 120;
 
 fn fit_lattices(pts: &[XPt], seeds: usize) -> Vec<Lattice> {
-    let n = pts.len();
-    if n < 9 {
+    if pts.len() < 9 {
         return vec![];
     }
+    let strongest: Vec<usize> = (0..pts.len().min(seeds)).collect();
+    let mut out = grow_lattices(pts, &strongest, MAX_LATTICES, &[]);
+    // A lattice running on well past a board's 9x9 corners is a checked tablecloth or floor,
+    // and its corners may all be stronger than the board's: the strongest corners no lattice
+    // so far explains seed more.
+    if out.iter().any(Lattice::beyond_a_board) {
+        for _ in 0..MORE_LATTICES {
+            let free: Vec<usize> = (0..pts.len()).filter(|&i| !out.iter().any(|l| l.explains(pts[i].x, pts[i].y))).take(seeds).collect();
+            if free.len() < 9 {
+                break;
+            }
+            let more = grow_lattices(pts, &free, 1, &out);
+            if more.is_empty() {
+                break;
+            }
+            out.extend(more);
+        }
+    }
+    out
+}
+
+/// Up to `max` lattices grown from the best hypotheses seeded at corners `seeds`, none the
+/// same as one of `known`.
+fn grow_lattices(pts: &[XPt], seeds: &[usize], max: usize, known: &[Lattice]) -> Vec<Lattice> {
+    let n = pts.len();
     // Seed hypotheses: strong corner p + two near-orthogonal neighbours of similar
     // distance = affine lattice. Count corners near lattice nodes within 2 steps.
     let mut hyps: Vec<(usize, (f64, f64), (f64, f64), usize)> = Vec::new();
-    for si in 0..n.min(seeds) {
+    for &si in seeds {
         let p = pts[si];
         let mut nb: Vec<(f64, usize)> = (0..n)
             .filter(|&j| j != si)
@@ -464,7 +517,7 @@ fn fit_lattices(pts: &[XPt], seeds: usize) -> Vec<Lattice> {
         let p = pts[si];
         if let Some(l) = grow(pts, (p.x, p.y), u, v) {
             // Skip duplicates (same lattice found from another seed).
-            let dup = out.iter().any(|o| {
+            let dup = known.iter().chain(&out).any(|o| {
                 let c = h_apply(&l.h, 0.0, 0.0);
                 let inv = match h_inv(&o.h) {
                     Some(i) => i,
@@ -477,11 +530,32 @@ fn fit_lattices(pts: &[XPt], seeds: usize) -> Vec<Lattice> {
                 out.push(l);
             }
         }
-        if out.len() >= 4 {
+        if out.len() >= max {
             break;
         }
     }
     out
+}
+
+impl Lattice {
+    /// Whether its supported corners span more than a board's 9 in a direction.
+    fn beyond_a_board(&self) -> bool {
+        let span = |f: fn(&(i32, i32)) -> i32| {
+            let (lo, hi) = self.nodes.iter().map(f).fold((i32::MAX, i32::MIN), |(l, h), x| (l.min(x), h.max(x)));
+            hi - lo + 1
+        };
+        span(|n| n.0) > 9 || span(|n| n.1) > 9
+    }
+
+    /// Whether image point (x, y) lies on this lattice's grid, near its supported corners.
+    fn explains(&self, x: f64, y: f64) -> bool {
+        let Some(inv) = h_inv(&self.h) else { return false };
+        let (i, j) = h_apply(&inv, x, y);
+        let (lo_i, hi_i) = self.nodes.iter().fold((i32::MAX, i32::MIN), |(l, h), n| (l.min(n.0), h.max(n.0)));
+        let (lo_j, hi_j) = self.nodes.iter().fold((i32::MAX, i32::MIN), |(l, h), n| (l.min(n.1), h.max(n.1)));
+        let near = |v: f64, lo: i32, hi: i32| v >= (lo - 12) as f64 && v <= (hi + 12) as f64;
+        (i - i.round()).hypot(j - j.round()) < 0.15 && near(i, lo_i, hi_i) && near(j, lo_j, hi_j)
+    }
 }
 
 fn count_affine(pts: &[XPt], p0: (f64, f64), u: (f64, f64), v: (f64, f64), rad: i32) -> usize {
@@ -644,17 +718,23 @@ fn score_board_by(g: &GrayF, h: &dyn Fn(f64, f64) -> (f64, f64)) -> BoardScore {
     };
     // Alternation amplitude of a strip of squares: 1 = perfect continuation of the
     // board's pattern, 0 = uniform, clipped per square so glare can't dominate.
+    // Outside the window, squares off the image are left out: a strip counts from 3 squares in
+    // view (a lattice running on past the window, a checked tablecloth, shows within a few).
     let alt = |cells: &[(i32, i32)]| -> Option<f32> {
-        let mut s = 0.0;
+        let (mut s, mut n) = (0.0, 0);
         for &(r, c) in cells {
             let v = if (0..8).contains(&r) && (0..8).contains(&c) {
                 m[r as usize][c as usize]
             } else {
-                square_level(g, h, c, r)?
+                match square_level(g, h, c, r) {
+                    Some(v) => v,
+                    None => continue,
+                }
             };
             s += (sgn(r, c) * (v - mid) / (0.5 * k)).clamp(-1.5, 1.5);
+            n += 1;
         }
-        Some(s / cells.len() as f32)
+        (n >= 3).then(|| s / n as f32)
     };
     let row = |r: i32| -> Vec<(i32, i32)> { (0..8).map(|c| (r, c)).collect() };
     let col = |c: i32| -> Vec<(i32, i32)> { (0..8).map(|r| (r, c)).collect() };

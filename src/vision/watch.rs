@@ -12,7 +12,7 @@ use opencv::prelude::*;
 
 use super::calibration::Calibration;
 use super::classify::{board_features_with, classify_features, BoardFeatures, BoardReading, LeanOffsets, ColourClass};
-use super::locate::{check_location, locate_board, BoardLocation, PatternCheck};
+use super::locate::{check_location, locate_board, BoardLocation, PatternCheck, ONE_SQUARE_OVER};
 use super::palette::ColourModel;
 use super::square_model::{LearntReading, SquareModel};
 use super::rectify::{rectify, start_position_side, to_board_coordinates, BoardFrame, BoardView, CameraPose};
@@ -482,10 +482,10 @@ impl Watcher {
             // Checked while things move: the location holds, nothing to read.
             return Ok(self.moving(t, &motion, Some(check)));
         }
-        let loc = self.location.clone().expect("location set");
-        let features = board_features_with(&rect, self.lean.as_ref())?;
+        let mut loc = self.location.clone().expect("location set");
+        let mut features = board_features_with(&rect, self.lean.as_ref())?;
         let mut reading = classify_features(&features, &self.palette);
-        let learnt = match self.square_model.as_mut() {
+        let mut learnt = match self.square_model.as_mut() {
             Some(model) => Some(LearntReading::read(model, img, &loc, reading.top_left_dark)?),
             None => None,
         };
@@ -501,6 +501,13 @@ impl Watcher {
         }
         if self.may_calibrate(t, &stability) {
             calibrated_now = self.learn_from_start(&features, learnt.as_ref(), &reading, &loc);
+            if !calibrated_now && !self.calibrated && self.config.auto_calibrate {
+                if let Some((moved, moved_features, moved_learnt)) = self.start_one_square_over(img, &loc)? {
+                    self.location = Some(moved.clone());
+                    calibrated_now = self.learn_from_start(&moved_features, moved_learnt.as_ref(), &reading, &moved);
+                    (loc, features, learnt) = (moved, moved_features, moved_learnt);
+                }
+            }
         }
         let reading = if calibrated_now { self.read_again(&features, learnt.as_ref()) } else { reading };
         let view = self.frame.as_ref().map(|f| to_board_coordinates(&reading, f, stability.stable, t));
@@ -582,6 +589,28 @@ impl Watcher {
         let mut reading = classify_features(features, &self.palette);
         self.apply_learnt(learnt, &mut reading);
         reading
+    }
+
+    /// Self-calibration on a window one square over from the found one, when the found one
+    /// shows no start position and that one does (see `Calibration::one_square_over`): the
+    /// moved location, its squares' features and the square model's reading there.
+    fn start_one_square_over(&mut self, img: &Mat, loc: &BoardLocation) -> Result<Option<(BoardLocation, BoardFeatures, Option<LearntReading>)>> {
+        for &(du, dv) in ONE_SQUARE_OVER.iter() {
+            let moved = loc.shifted(du, dv);
+            let Ok(rect) = rectify(img, &moved) else { continue };
+            let lean = CameraPose::from_location(&moved).map(|p| p.lean(self.palette.piece_height as f64));
+            let features = board_features_with(&rect, lean.as_ref())?;
+            if Calibration::from_features(&features, &moved, &self.palette, &self.source).is_err() {
+                continue;
+            }
+            tracing::info!("{}: the board's window moved by ({du}, {dv}) squares, where the start position's men stand", self.source);
+            let learnt = match self.square_model.as_mut() {
+                Some(model) => Some(LearntReading::read(model, img, &moved, features.top_left_dark)?),
+                None => None,
+            };
+            return Ok(Some((moved, features, learnt)));
+        }
+        Ok(None)
     }
 
     /// A still start position: fix the orientation and (self-calibration) learn

@@ -6,7 +6,7 @@
 //! - `GET /boards/{id}/game.pdn`: a board's current game;
 //! - `GET /boards/{id}/events?after=N`: its events, from the hall's copy;
 //! - `GET /round.pdn`: every board's current game in one PDN file (what broadcast sites poll),
-//!   with the round's tags (see [`super::round`]); `GET /boards/{id}/game.pdn` has them too;
+//!   with the round's tags (see [`super::round`]; a board's `game.pdn` is its daemon's, as is);
 //! - `GET /round`: the round's event, site, date, round and pairings (`pairings_text` as the
 //!   page's textarea shows them); `PUT /round` (token) with `{"event", "site", "date", "round",
 //!   "pairings": "1. White - Black\n..."}` sets them, saved atomically in `round.json`;
@@ -177,8 +177,7 @@ async fn board(State(app): App, Path(id): Path<String>) -> Response {
 
 async fn game_pdn(State(app): App, Path(id): Path<String>) -> Response {
     match app.store.game_pdn(&id) {
-        Some(text) if text.trim().is_empty() => pdn(String::new()),
-        Some(text) => pdn(current_round(&app).tag_game(&id, &text)),
+        Some(text) => pdn(text.to_string()),
         None => unknown(&app, &id),
     }
 }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::draughts::pdn::{read_archive, write_record, ReadMode};
 use crate::publish::atomic::write_atomically;
+use crate::publish::records::board_number;
 
 /// File of the round in the hall's state folder.
 pub const ROUND_FILE: &str = "round.json";
@@ -45,12 +46,6 @@ pub struct RoundForm {
     pub date: String,
     pub round: String,
     pub pairings: String,
-}
-
-/// The number of a board's id: `3` for `3`, `table3` or `board-03`.
-pub fn board_number(id: &str) -> Option<u32> {
-    let digits = id.len() - id.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-    id[id.len() - digits..].parse().ok()
 }
 
 /// Read the pairings' text: one `board. White - Black` a line (the dot may be left out; blank

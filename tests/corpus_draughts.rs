@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use boardwatch::draughts::game::{record_variant, replay, Game};
+use boardwatch::draughts::game::{record_variant, replay, replay_choosing, Game, VariantSource};
 use boardwatch::draughts::movegen::Duplicates;
 use boardwatch::draughts::pdn::{read_games, ReadMode};
 use boardwatch::draughts::perft::perft;
@@ -76,6 +76,49 @@ fn other_english_records_replay() {
     check("online_lidraughts_playstrategy/american__playstrategy_via_miskibin_py-draughts.pdn", Variant::English, 30);
     check("misc/11_man_english_ballots__eygilbert_CheckerBoard.pdn", Variant::English, 2400);
     check("misc/3_vs_1_King_Theory.phn__mig0_Games-Checkers.pdn", Variant::English, 1);
+}
+
+/// Every game of an archive read without `GameType` tags (removed here when it has them): the
+/// variants chosen and how many games replay legally under them.
+fn detected(relative: &str) -> (Vec<(Variant, usize)>, usize) {
+    let data = common::shared_data().expect("checked by the caller");
+    let path = data.join("draughts").join(relative);
+    let text: String = common::load_lossy(&path).lines().filter(|l| !l.starts_with("[GameType ")).map(|l| format!("{l}\n")).collect();
+    let records = read_games(&text, ReadMode::Lenient).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut chosen: Vec<(Variant, usize)> = Vec::new();
+    let mut legal = 0;
+    for record in &records {
+        let read = replay_choosing(record, None).unwrap();
+        if read.source == VariantSource::Detected {
+            legal += 1;
+        }
+        match chosen.iter_mut().find(|(v, _)| *v == read.variant) {
+            Some((_, n)) => *n += 1,
+            None => chosen.push((read.variant, 1)),
+        }
+    }
+    (chosen, legal)
+}
+
+#[test]
+#[ignore = "corpus: needs ../shared, run by make corpus"]
+fn archives_without_game_type_are_read_under_the_rules_they_replay_legally_under() {
+    if common::shared_data().is_none() {
+        return;
+    }
+    // The English ACF archive with its tags removed: English checkers, every game legal
+    // (read as pool checkers, as before, most of them were not).
+    assert_eq!(detected("english/ACF__EricCJoyce_Datasets__converted.pdn"), (vec![(Variant::English, 9377)], 9377));
+    assert_eq!(detected("english/British_Computer_Championship_2002__mig0_Games-Checkers.pdn"), (vec![(Variant::English, 16)], 16));
+    // Algebraic squares, first mover on ranks 1-3.
+    assert_eq!(detected("online_lidraughts_playstrategy/american__playstrategy_via_miskibin_py-draughts.pdn"), (vec![(Variant::English, 30)], 30));
+    // Italian archives have no GameType tags; a short game that English rules allow too is
+    // read as English checkers, the commoner game.
+    assert_eq!(detected("italian/40champ-1996__mig0_Games-Checkers.pdn"), (vec![(Variant::Italian, 302)], 302));
+    assert_eq!(detected("italian/ci98-perani__mig0_Games-Checkers.pdn"), (vec![(Variant::English, 1), (Variant::Italian, 18)], 19));
+    // Russian games in algebraic notation: Russian before pool, whose rules most also obey.
+    assert_eq!(detected("russian/World_Championship_1998__mig0_Games-Checkers.pdn"), (vec![(Variant::Russian, 460)], 460));
+    assert_eq!(detected("czech/MR_Ceska_Dama_Druzstev_2008__mig0_Games-Checkers.pdn").1, 40);
 }
 
 #[test]

@@ -626,3 +626,91 @@ fn a_daemon_with_a_wiped_state_folder_is_not_deduped_away() {
         .unwrap();
     assert_eq!(kept.lines().count(), old_events.len());
 }
+
+/// The arbiter sets the round on the hall (event, site, date, round, pairings pasted once): the
+/// round PDN carries them with the board's number, in the PDN 3.0 tag order, reads back with
+/// our strict reader, and keeps them across a hall restart (`round.json`).
+#[test]
+fn the_round_s_tags_and_pairings_are_set_on_the_hall_and_carried_by_every_game() {
+    let Some(binary) = mosquitto() else {
+        eprintln!("SKIPPED: mosquitto is not installed (`make deps` or `apt-get install mosquitto` installs it)");
+        return;
+    };
+    let dir = temp_dir("mqtt-round");
+    let port = free_port();
+    let _broker = Broker::start(&binary, &dir, port);
+    let hall_config = dir.join("hall.toml");
+    std::fs::write(
+        &hall_config,
+        format!("state_dir = \"hall-state\"\nround = \"1\"\n[http]\ntoken = \"{TOKEN}\"\n[mqtt]\nurl = \"mqtt://127.0.0.1:{port}\"\nhall = \"round\"\n"),
+    )
+    .unwrap();
+    let mut hall = start_hall(&hall_config);
+    let (lines, moves) = sample_game(2);
+    std::fs::write(dir.join("game.jsonl"), lines.join("\n") + "\n").unwrap();
+    let config = dir.join("boardwatch.toml");
+    std::fs::write(
+        &config,
+        format!("state_dir = \"state\"\n[http]\ntoken = \"{TOKEN}\"\n[mqtt]\nurl = \"mqtt://127.0.0.1:{port}\"\nhall = \"round\"\n\
+                 [[boards]]\nid = \"table3\"\nvariant = \"english\"\nsource = {{ kind = \"observations\", path = \"game.jsonl\", pace_ms = 10 }}\n\
+                 [boards.tags]\nEvent = \"Club night\"\n"),
+    )
+    .unwrap();
+    let daemon = Daemon::start(&config);
+    daemon.wait_for_board("table3", "the whole game", |b| b["game"]["moves"].as_array().is_some_and(|m| m.len() == moves.len()));
+    // The daemon's own record carries the board's number.
+    let own = read_games(&daemon.get_text("/boards/table3/game.pdn"), ReadMode::Strict).unwrap();
+    assert_eq!((own[0].tag("Board"), own[0].tag("Event")), (Some("3"), Some("Club night")));
+    hall_has_the_daemons_events(&hall, &daemon, "table3", Duration::from_secs(20));
+    // The arbiter's draw: the game is finished.
+    let (status, answer) = hall.act("table3", Some(TOKEN), r#"{"op": "draw"}"#);
+    assert_eq!(status, 202, "{answer}");
+    daemon.wait_for_board("table3", "the draw", |b| b["game"]["result"] == "1/2-1/2");
+    hall_has_the_daemons_events(&hall, &daemon, "table3", Duration::from_secs(20));
+
+    let put = |token: &str, body: Value| {
+        let response = daemon_common::client().put(hall.url("/round")).bearer_auth(token).json(&body).send().unwrap();
+        (response.status().as_u16(), response.json::<Value>().unwrap_or(Value::Null))
+    };
+    let form = |pairings: &str| {
+        serde_json::json!({"event": "Spring Open", "site": "Leeds", "date": "2026.11.28", "round": "3", "pairings": pairings})
+    };
+    assert_eq!(put("wrong", form("3. Ann Smith - Bob Jones")).0, 401);
+    let (status, answer) = put(TOKEN, form("1. Carla Diaz - Dan Berg\n3. Ann Smith versus Bob Jones\n"));
+    assert_eq!(status, 400);
+    assert!(answer["error"].as_str().unwrap().starts_with("pairings line 2:"), "{answer}");
+    let (status, answer) = put(TOKEN, form("1. Carla Diaz - Dan Berg\n3. Ann Smith - Bob Jones\n"));
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["pairings"].as_array().map(Vec::len), Some(2));
+
+    let check_round = |hall: &Daemon| {
+        let text = hall.get_text("/round.pdn");
+        let games = read_games(&text, ReadMode::Strict).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(games.len(), 1, "{text}");
+        let names: Vec<&str> = games[0].tags.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(&names[..7], ["Event", "Site", "Date", "Round", "White", "Black", "Result"], "{text}");
+        let tags: Vec<Option<&str>> =
+            ["Event", "Site", "Date", "Round", "White", "Black", "Result", "Board", "GameType"].iter().map(|n| games[0].tag(n)).collect();
+        assert_eq!(
+            tags,
+            [Some("Spring Open"), Some("Leeds"), Some("2026.11.28"), Some("3"), Some("Ann Smith"), Some("Bob Jones"), Some("1/2-1/2"), Some("3"), Some("21")],
+            "{text}"
+        );
+        assert_eq!(pdn_moves(&text), moves);
+        let game = boardwatch::draughts::game::replay(&games[0], boardwatch::draughts::Variant::Pool).unwrap();
+        assert_eq!(game.result, boardwatch::draughts::pdn::GameResult::Draw);
+    };
+    check_round(&hall);
+    // A restarted hall has the round still.
+    hall.kill();
+    assert!(dir.join("hall-state/round.json").exists());
+    let hall = start_hall(&hall_config);
+    let round = hall.get_json("/round");
+    assert_eq!(round["pairings_text"], "1. Carla Diaz - Dan Berg\n3. Ann Smith - Bob Jones\n");
+    assert_eq!(hall.get_json("/hall")["round"], "3");
+    // Killed, it may have kept an older copy of the game: the broker's retained one follows.
+    wait_until(Duration::from_secs(20), "the restarted hall has the finished game", || {
+        hall.get_text("/round.pdn").contains("[Result \"1/2-1/2\"]")
+    });
+    check_round(&hall);
+}

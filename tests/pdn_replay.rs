@@ -3,7 +3,7 @@
 mod common;
 
 use boardwatch::draughts::fen::to_fen;
-use boardwatch::draughts::game::{replay, Game};
+use boardwatch::draughts::game::{replay, replay_choosing, Game, VariantSource};
 use boardwatch::draughts::pdn::{read_games, GameResult, ReadMode};
 use boardwatch::draughts::Variant;
 
@@ -99,4 +99,132 @@ fn russian_compact_moves_resolve_by_the_rest_of_the_game() {
     assert_eq!(game.plies[0].text, "c3:e5");
     let err = replay_text(&format!("{setup}1. ce5 *\n"), Variant::Pool).remove(0).unwrap_err();
     assert!(err.contains("ambiguous"), "{err}");
+}
+
+fn records_of(relative: &str) -> Vec<boardwatch::draughts::pdn::GameRecord> {
+    read_games(&common::load_lossy(&common::repo_file(relative)), ReadMode::Lenient).expect("reads")
+}
+
+#[test]
+fn a_game_without_a_game_type_is_read_under_the_rules_it_replays_legally_under() {
+    let records = records_of("tests/data/variants_without_gametype.pdn");
+    let chosen: Vec<(Variant, VariantSource)> = records
+        .iter()
+        .map(|r| {
+            let read = replay_choosing(r, None).expect("8x8");
+            (read.variant, read.source)
+        })
+        .collect();
+    assert_eq!(
+        chosen,
+        [
+            (Variant::English, VariantSource::Detected),
+            (Variant::Pool, VariantSource::Detected),
+            (Variant::Russian, VariantSource::Detected),
+            (Variant::Italian, VariantSource::Detected),
+            (Variant::English, VariantSource::Unresolved),
+        ]
+    );
+    // The opening is legal under pool too: English checkers is tried first.
+    assert!(replay(&records[0], Variant::Pool).is_ok());
+    // The others are not English games, and the Russian one also replays as pool checkers:
+    // its algebraic squares are what put the Russian game first.
+    for record in &records[1..4] {
+        assert!(replay(record, Variant::English).is_err(), "{:?}", record.tag("Event"));
+    }
+    assert!(replay(&records[2], Variant::Pool).is_ok());
+    // Legal under no rules: the error of the variant where it went furthest.
+    let unresolved = replay_choosing(&records[4], None).unwrap().replay.unwrap_err();
+    assert_eq!((unresolved.ply, unresolved.written.as_str()), (2, "11-15"));
+
+    // A variant given is used as given; a GameType tag still wins over it.
+    let given = replay_choosing(&records[0], Some(Variant::Pool)).unwrap();
+    assert_eq!((given.variant, given.source), (Variant::Pool, VariantSource::Given));
+    let tagged = read_games("[GameType \"25\"]\n\n1. c3-d4 *\n", ReadMode::Lenient).unwrap();
+    let read = replay_choosing(&tagged[0], Some(Variant::Pool)).unwrap();
+    assert_eq!((read.variant, read.source), (Variant::Russian, VariantSource::Tagged));
+    let other = read_games("[GameType \"20\"]\n\n1. 32-28 *\n", ReadMode::Lenient).unwrap();
+    assert!(replay_choosing(&other[0], None).unwrap_err().contains("not an 8x8 variant"));
+}
+
+#[test]
+fn an_english_archive_without_game_type_tags_reads_as_english_checkers() {
+    let records = records_of("tests/data/english_without_gametype.pdn");
+    assert_eq!(records.len(), 6);
+    for record in &records {
+        assert_eq!(record.tag("GameType"), None);
+        let read = replay_choosing(record, None).unwrap();
+        assert_eq!((read.variant, read.source), (Variant::English, VariantSource::Detected));
+        read.replay.expect("legal");
+    }
+    // Read as pool checkers, as before, most of them are not legal.
+    let legal_as_pool = records.iter().filter(|r| replay(r, Variant::Pool).is_ok()).count();
+    assert!(legal_as_pool < records.len() / 2, "{legal_as_pool} of {}", records.len());
+}
+
+fn boardwatch(args: &[&str]) -> (bool, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_boardwatch"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn pdn_check_and_show_say_which_rules_a_game_without_game_type_was_read_under() {
+    let english = "tests/data/english_without_gametype.pdn";
+    let (ok, out, err) = boardwatch(&["pdn", "check", english]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("6 games, 6 fully legal"), "{out}");
+    assert!(out.contains("read as English checkers (no GameType tag; replays legally): games 1, 2, 3, 4, 5, 6"), "{out}");
+    // --variant still forces the rules of untagged games.
+    let (ok, out, _) = boardwatch(&["pdn", "check", english, "--variant", "pool"]);
+    assert!(!ok && out.contains("read as pool checkers (no GameType tag; --variant pool)"), "{out}");
+    let (_, out, _) = boardwatch(&["pdn", "check", english, "--json"]);
+    let report: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(report["untagged"][0]["variant"], "english");
+    assert_eq!(report["untagged"][0]["how"], "detected");
+    assert_eq!(report["untagged"][0]["games"].as_array().map(Vec::len), Some(6));
+
+    let mixed = "tests/data/variants_without_gametype.pdn";
+    let (ok, out, _) = boardwatch(&["pdn", "check", mixed]);
+    assert!(!ok, "one game is legal under no rules: {out}");
+    assert!(out.contains("5 games, 4 fully legal"), "{out}");
+    for line in [
+        "read as English checkers (no GameType tag; replays legally): game 1",
+        "read as pool checkers (no GameType tag; replays legally): game 2",
+        "read as Russian draughts (no GameType tag; replays legally): game 3",
+        "read as Italian draughts (no GameType tag; replays legally): game 4",
+        "read as English checkers (no GameType tag; legal under no 8x8 rules",
+        "game 5 (line 25): ply 2 `11-15`",
+    ] {
+        assert!(out.contains(line), "{line} in {out}");
+    }
+
+    let (ok, out, err) = boardwatch(&["pdn", "show", mixed, "--game", "3"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("(Russian draughts, GameType 25)") && out.contains("read as Russian draughts (no GameType tag; replays legally)"), "{out}");
+    let (ok, out, err) = boardwatch(&["pdn", "show", mixed, "--game", "2", "--variant", "english"]);
+    assert!(!ok && err.contains("--variant english") && err.contains("ply 4"), "{out}{err}");
+
+    // `render --game` renders under the rules chosen, and says which.
+    let dir = std::env::temp_dir().join(format!("bw-render-untagged-{}", std::process::id()));
+    let render = |index: &str, variant: Option<&str>| {
+        let dir = dir.display().to_string();
+        let mut args = vec!["render", "--game", mixed, "--game-index", index, "--max-plies", "1", "--width", "160", "--height", "120", "--out-dir", &dir];
+        if let Some(v) = variant {
+            args.extend(["--variant", v]);
+        }
+        let result = boardwatch(&args);
+        let truth: serde_json::Value = serde_json::from_slice(&std::fs::read(std::path::Path::new(&dir).join("truth.json")).unwrap_or_default()).unwrap_or_default();
+        (result, truth["variant"].as_str().map(str::to_string))
+    };
+    let ((ok, _, err), variant) = render("2", None);
+    assert!(ok && err.contains("read as Russian draughts (no GameType tag; replays legally)"), "{err}");
+    assert_eq!(variant.as_deref(), Some("russian"));
+    let ((ok, _, err), variant) = render("3", Some("italian"));
+    assert!(ok && !err.contains("read as"), "{err}");
+    assert_eq!(variant.as_deref(), Some("italian"));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -237,6 +237,40 @@ fn the_operator_enters_a_result() {
 }
 
 #[test]
+fn a_result_entered_by_the_operator_is_not_rewritten_by_later_readings() {
+    // The king stops on 10 and the operator enters the result at once; the king sliding on to
+    // 19 afterwards (a correction before the result) changes neither the move nor the result.
+    let start = Board::picture(
+        "
+        .B......
+        ........
+        ........
+        ........
+        ........
+        ........
+        ........
+        w.......
+        ",
+    );
+    let mut t = prompt_referee(Variant::Pool, KingStyle::Visible);
+    start_at(&mut t, &start, Color::Black);
+    let mut b = start.clone();
+    b.slide((0, 1), (2, 3));
+    assert_eq!(texts(&t.observe(&b.obs())), ["OK: Player1- Move Success"]);
+    let over = t.command(&Command::Result { pdn: "1/2-1/2".into() }).unwrap();
+    assert_eq!(over[0].result.as_deref(), Some("1/2-1/2"));
+    b.slide((2, 3), (4, 5));
+    let late = t.observe(&b.obs());
+    assert!(late.is_empty(), "no correction after the result: {:?}", texts(&late));
+    b.set(7, 0, '.');
+    assert!(t.observe(&b.obs()).is_empty(), "nor any other reading");
+    let record = t.record().unwrap();
+    assert_eq!(record.result, Some(Outcome::Draw));
+    assert_eq!(record.move_texts(), ["1-10"]);
+    assert!(write_pdn(&t.games()).contains("1. 1-10 1/2-1/2"));
+}
+
+#[test]
 fn a_misread_square_without_a_move_is_no_error_when_soft() {
     let mut t = prompt_referee(Variant::Pool, KingStyle::Visible);
     t.init();
@@ -382,15 +416,28 @@ fn a_game_ending_stop_can_still_be_corrected() {
     let mut b = start.clone();
     b.slide((7, 4), (5, 6));
     assert_eq!(texts(&t.observe(&b.obs())), ["OK: Player1- Move Success", "Game over: Player1 wins"]);
-    let mut cleared = b.clone();
-    cleared.set(4, 5, '.');
-    assert!(t.observe(&cleared.obs()).is_empty(), "after the end only a correction counts");
+    let stopped = b.clone();
     b.slide((5, 6), (4, 7));
     assert_eq!(texts(&t.observe(&b.obs())), ["OK: Player1- Move corrected"]);
     assert_eq!(t.record().unwrap().result, None);
     b.slide((6, 7), (5, 6));
     assert_eq!(texts(&t.observe(&b.obs())), ["OK: Player2- Move Success"]);
     assert_eq!(t.record().unwrap().move_texts(), ["31-20", "28-24"]);
+
+    // Once the board shows anything else than the correction (pieces taken off), the result
+    // stands: a later reading never rewrites it.
+    let mut t = tracker(Variant::Pool, KingStyle::Visible);
+    start_at(&mut t, &start, Color::Black);
+    assert_eq!(texts(&t.observe(&stopped.obs())), ["OK: Player1- Move Success", "Game over: Player1 wins"]);
+    let mut cleared = stopped.clone();
+    cleared.set(4, 5, '.');
+    assert!(t.observe(&cleared.obs()).is_empty(), "after the end only a correction counts");
+    let mut slid = stopped.clone();
+    slid.slide((5, 6), (4, 7));
+    assert!(t.observe(&slid.obs()).is_empty(), "too late for a correction");
+    assert_eq!(t.record().unwrap().result, Some(Outcome::Win(Color::Black)));
+    assert_eq!(t.record().unwrap().move_texts(), ["31-24"]);
+    assert!(write_pdn(&t.games()).contains("1. 31-24 1-0"));
 }
 
 /// Quick play: three plies shown at once that could have been made in two orders (`9-13 22-18

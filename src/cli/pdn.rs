@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use boardwatch::draughts::fen::to_fen;
-use boardwatch::draughts::game::{record_variant, replay, Game};
+use boardwatch::draughts::game::{replay_choosing, Game, ReadAs, VariantSource};
 use boardwatch::draughts::pdn::{read_archive, read_games, ArchiveRead, PdnErrorKind, ReadMode};
 use boardwatch::draughts::{Position, Variant};
 use clap::{Args, Subcommand};
@@ -28,9 +28,11 @@ pub struct CheckArgs {
     /// PDN files to check.
     #[arg(required = true)]
     files: Vec<PathBuf>,
-    /// Variant for games without a GameType tag.
-    #[arg(long, default_value = "pool")]
-    variant: Variant,
+    /// Read games without a GameType tag under these rules (pool, brazilian, russian, english,
+    /// italian, spanish, czech). By default each is read under the rules it replays legally
+    /// under, English checkers first, and the report says which.
+    #[arg(long)]
+    variant: Option<Variant>,
     /// Follow the PDN 3.0 grammar to the letter instead of accepting real archives' habits, and
     /// fail a file at its first error instead of leaving out the defective games.
     #[arg(long)]
@@ -47,9 +49,10 @@ pub struct ShowArgs {
     /// Which game of the file (1 = the first).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     game: u32,
-    /// Variant for a game without a GameType tag.
-    #[arg(long, default_value = "pool")]
-    variant: Variant,
+    /// Read a game without a GameType tag under these rules; by default under the rules it
+    /// replays legally under (English checkers first), and the output says which.
+    #[arg(long)]
+    variant: Option<Variant>,
     /// Draw the board after every move, not only at the end.
     #[arg(long)]
     boards: bool,
@@ -124,6 +127,52 @@ struct FileReport {
     /// Defects read in a way whose meaning is clear (moves unknown, a comment without braces).
     repaired: Vec<Defect>,
     failures: Vec<Failure>,
+    /// Games without a GameType tag, by the rules they were read under and why.
+    untagged: Vec<Untagged>,
+}
+
+/// Games without a `GameType` tag read under one variant for one reason.
+#[derive(Serialize)]
+struct Untagged {
+    variant: Variant,
+    /// `detected` (they replay legally under it), `given` (`--variant`) or `unresolved` (they
+    /// replay legally under no 8x8 rules; this is where they went furthest).
+    how: &'static str,
+    games: Vec<usize>,
+}
+
+fn how(source: VariantSource) -> &'static str {
+    match source {
+        VariantSource::Tagged => "tagged",
+        VariantSource::Given => "given",
+        VariantSource::Detected => "detected",
+        VariantSource::Unresolved => "unresolved",
+    }
+}
+
+/// Why a game was read under its variant, for people: `None` when its GameType tag says so.
+fn reason(variant: Variant, how: &str) -> Option<String> {
+    let why = match how {
+        "given" => format!("--variant {variant}"),
+        "detected" => "replays legally".to_string(),
+        "unresolved" => "legal under no 8x8 rules, furthest under these".to_string(),
+        _ => return None,
+    };
+    Some(format!("read as {} (no GameType tag; {why})", variant.full_name()))
+}
+
+/// What `show` and `render --game` say about a game read without a GameType tag.
+pub fn read_as_note(read: &ReadAs) -> Option<String> {
+    reason(read.variant, how(read.source))
+}
+
+/// `games 1, 4, 7`, or `12 games` when there are many.
+fn games_list(games: &[usize]) -> String {
+    match games {
+        [one] => format!("game {one}"),
+        few if few.len() <= 8 => format!("games {}", few.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")),
+        many => format!("{} games", many.len()),
+    }
 }
 
 /// `--strict`: the PDN 3.0 grammar, and the first error fails the file.
@@ -143,6 +192,7 @@ fn check_file(path: &Path, args: &CheckArgs) -> FileReport {
         defects: vec![],
         repaired: vec![],
         failures: vec![],
+        untagged: vec![],
     };
     let read = if args.strict { read_strictly(path) } else { read_file(path) };
     let read = match read {
@@ -169,11 +219,18 @@ fn check_file(path: &Path, args: &CheckArgs) -> FileReport {
         for w in record.warnings.iter().filter(|w| w.kind == PdnErrorKind::Repaired) {
             report.repaired.push(Defect { game: record.number, line: w.line, column: w.col, reason: w.message.clone() });
         }
-        if record_variant(record, args.variant).is_err() {
+        let Ok(read_as) = replay_choosing(record, args.variant) else {
             report.skipped += 1;
             continue;
+        };
+        if read_as.source != VariantSource::Tagged {
+            let how = how(read_as.source);
+            match report.untagged.iter_mut().find(|u| u.variant == read_as.variant && u.how == how) {
+                Some(group) => group.games.push(record.number),
+                None => report.untagged.push(Untagged { variant: read_as.variant, how, games: vec![record.number] }),
+            }
         }
-        match replay(record, args.variant) {
+        match read_as.replay {
             Ok(_) => report.legal += 1,
             Err(e) => report.failures.push(Failure { game: record.number, line: e.line, ply: e.ply, written: e.written, reason: e.reason }),
         }
@@ -198,6 +255,11 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
             );
         } else {
             println!("{}: {} games, {} fully legal{skipped}", report.file, report.games, report.legal);
+        }
+        for group in &report.untagged {
+            if let Some(reason) = reason(group.variant, group.how) {
+                println!("  {reason}: {}", games_list(&group.games));
+            }
         }
         for d in &report.defects {
             println!("  game {} (line {}, column {}): defective, left out: {}", d.game, d.line, d.column, d.reason);
@@ -240,13 +302,21 @@ fn show(args: ShowArgs) -> anyhow::Result<ExitCode> {
     let Some(record) = read.games.iter().find(|g| g.number == number) else {
         bail!("{}: has {} games, there is no game {}", args.file.display(), read.games_in_text(), args.game);
     };
-    let game = replay(record, args.variant).with_context(|| format!("{} game {}", args.file.display(), args.game))?;
-    print_game(&game, &args);
+    let read_as = replay_choosing(record, args.variant).map_err(|e| anyhow::anyhow!("{} game {}: {e}", args.file.display(), args.game))?;
+    let note = read_as_note(&read_as);
+    let game = read_as.replay.with_context(|| match &note {
+        Some(note) => format!("{} game {} ({note})", args.file.display(), args.game),
+        None => format!("{} game {}", args.file.display(), args.game),
+    })?;
+    print_game(&game, &args, note.as_deref());
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_game(game: &Game, args: &ShowArgs) {
-    println!("{} game {} ({}, GameType {})", args.file.display(), args.game, game.variant, game.variant.game_type());
+fn print_game(game: &Game, args: &ShowArgs, note: Option<&str>) {
+    println!("{} game {} ({}, GameType {})", args.file.display(), args.game, game.variant.full_name(), game.variant.game_type());
+    if let Some(note) = note {
+        println!("{note}");
+    }
     for (name, value) in &game.tags {
         println!("  {name}: {value}");
     }

@@ -7,6 +7,8 @@ use std::time::Instant;
 
 use anyhow::{bail, Context};
 use boardwatch::draughts::fen::parse_fen;
+use boardwatch::draughts::game::replay_choosing;
+use boardwatch::draughts::pdn::GameRecord;
 use boardwatch::draughts::{Position, Variant};
 use boardwatch::synth::recording::{frame_scene, frame_seed, plan_recording, GameMoves, RecordingOptions, RecordingTruth};
 use boardwatch::synth::{random_scene, render_frame, unseen_board_scene, FrameTruth, Hand, Palette, Scene};
@@ -27,9 +29,11 @@ pub struct RenderArgs {
     /// Which game of the file (0-based, counting every game in it).
     #[arg(long, default_value_t = 0)]
     game_index: usize,
-    /// Rule set for the FEN and the game: pool, brazilian, russian, english, italian, spanish, czech.
-    #[arg(long, default_value = "english")]
-    variant: Variant,
+    /// Rule set for the FEN and the game: pool, brazilian, russian, english, italian, spanish,
+    /// czech. A FEN is read as English checkers by default; a game under its GameType tag, or
+    /// without one under the rules it replays legally under (English checkers first).
+    #[arg(long)]
+    variant: Option<Variant>,
     /// Piece look: four-colour (red/blue against yellow/green, the original program's) or wooden (dark against light, stacked kings).
     #[arg(long, default_value = "four-colour")]
     palette: Palette,
@@ -147,7 +151,7 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn run_single(args: &RenderArgs, scene: Scene) -> anyhow::Result<ExitCode> {
-    let rules = args.variant.rules();
+    let rules = args.variant.unwrap_or(Variant::English).rules();
     let grid = match (&args.grid, &args.fen) {
         (Some(text), _) => parse_grid_arg(text)?,
         (None, Some(fen)) => parse_fen(fen, &rules).context("--fen")?.to_grid(),
@@ -184,6 +188,22 @@ struct FrameEntry<'a> {
     hand_covered: Vec<[u8; 2]>,
 }
 
+/// The rules to render a game under: `--variant`, else its GameType tag, else those it replays
+/// legally under (said on stderr).
+fn game_variant(record: &GameRecord, given: Option<Variant>) -> anyhow::Result<Variant> {
+    if let Some(variant) = given {
+        return Ok(variant);
+    }
+    let read = replay_choosing(record, None).map_err(anyhow::Error::msg)?;
+    match (super::pdn::read_as_note(&read), &read.replay) {
+        // Its first moves may still be worth rendering (`--max-plies`): the render stops at the bad one.
+        (Some(note), Err(e)) => eprintln!("warning: {note}: {e}"),
+        (Some(note), Ok(_)) => eprintln!("{note}"),
+        (None, _) => {}
+    }
+    Ok(read.variant)
+}
+
 fn run_game(args: &RenderArgs, scene: Scene, path: &Path) -> anyhow::Result<ExitCode> {
     // Defective games are left out (with a warning) and do not shift the others' numbers.
     let read = super::pdn::read_file_reporting(path)?;
@@ -194,7 +214,8 @@ fn run_game(args: &RenderArgs, scene: Scene, path: &Path) -> anyhow::Result<Exit
     let record = read.games.iter().find(|g| g.number == number).with_context(|| {
         format!("{} has {} games, no game {}", path.display(), read.games_in_text(), args.game_index)
     })?;
-    let game = GameMoves::from_record(record, args.variant, args.max_plies).with_context(|| format!("game {}", args.game_index))?;
+    let variant = game_variant(record, args.variant).with_context(|| format!("{}: game index {}", path.display(), args.game_index))?;
+    let game = GameMoves::from_record(record, variant, args.max_plies).with_context(|| format!("game {}", args.game_index))?;
     let options = RecordingOptions { fps: args.fps, still_seconds: args.still, seed: args.seed, ..RecordingOptions::default() };
     let frames = plan_recording(&game, &scene, &options)?;
     let out_dir = args.out_dir.as_deref().context("--out-dir is required with --game")?;
@@ -227,7 +248,7 @@ fn run_game(args: &RenderArgs, scene: Scene, path: &Path) -> anyhow::Result<Exit
         source: path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
         game_index: args.game_index,
         tags: record.tags.iter().cloned().collect(),
-        variant: args.variant,
+        variant,
         palette: scene.palette.name().to_string(),
         scene: "synthetic".to_string(),
         tilt: scene.camera.tilt_deg,

@@ -75,6 +75,9 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     })
     .await
     .context("opening the boards")?;
+    for board in &boards {
+        hub.register(board.clone());
+    }
     let threads: Vec<_> = boards.iter().map(|board| runner::start(board, config.retry)).collect();
 
     let (shutdown_sender, shutdown) = watch::channel(false);
@@ -107,7 +110,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     tokio::spawn(catch_up(boards.clone(), shutdown.clone()));
     let mqtt_publisher = config.mqtt.clone().map(|mqtt| {
         let (hub, dir, token) = (mqtt_hub, config.state_dir.clone(), config.http.token.clone());
-        tokio::spawn(crate::mqtt::publisher::run(mqtt, boards.clone(), hub, dir, token, shutdown.clone()))
+        tokio::spawn(crate::mqtt::publisher::run(mqtt, hub, dir, token, shutdown.clone()))
     });
 
     let signal = wait_for_signal().await?;

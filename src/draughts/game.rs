@@ -6,7 +6,7 @@ use super::movegen::{legal_moves, Move};
 use super::notation::{matching_moves, move_text, MoveError, WrittenMove, WrittenSquare};
 use super::pdn::{self, GameRecord, GameResult, MoveToken, RecordedMove, SquareToken};
 use super::position::{Color, Position};
-use super::rules::{Rules, Variant};
+use super::rules::{Rules, SquareNotation, Variant};
 
 /// One move of a replayed game.
 #[derive(Clone, Debug)]
@@ -66,6 +66,74 @@ pub fn record_variant(record: &GameRecord, default: Variant) -> Result<Variant, 
         Some(tag) => Variant::from_game_type(tag).ok_or_else(|| format!("game type `{tag}` is not an 8x8 variant this program plays")),
         None => Ok(default),
     }
+}
+
+/// The 8x8 variants tried, in this order, for a record without a `GameType` tag: English
+/// (American) checkers first, by far the commonest 8x8 game in PDN archives, then pool, the
+/// Russian and Brazilian games, then the mirrored-board ones. [`detection_order`] moves the
+/// variants whose square notation the record uses ahead of the others.
+pub const DETECTION_ORDER: [Variant; 7] =
+    [Variant::English, Variant::Pool, Variant::Russian, Variant::Brazilian, Variant::Italian, Variant::Spanish, Variant::Czech];
+
+/// [`DETECTION_ORDER`] for this record: English first, then the variants written in the
+/// record's notation (numeric `11-15` or algebraic `c3-d4`), then the rest. Pool and Russian
+/// games often replay under each other's rules (they differ only when a man reaches the far row
+/// in a capture), and the notation is what tells an archive of one from an archive of the other.
+pub fn detection_order(record: &GameRecord) -> Vec<Variant> {
+    let algebraic = record.moves.iter().flat_map(|m| m.token.squares.first()).next().map(|s| matches!(s, SquareToken::Alg { .. }));
+    let mut order = DETECTION_ORDER.to_vec();
+    if let Some(algebraic) = algebraic {
+        let written_so = |v: &Variant| (v.rules().notation == SquareNotation::Algebraic) == algebraic;
+        // A stable sort: the order of DETECTION_ORDER is kept within each group.
+        order[1..].sort_by_key(|v| !written_so(v));
+    }
+    order
+}
+
+/// Where the variant a record was read under came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VariantSource {
+    /// The record's `GameType` tag.
+    Tagged,
+    /// Given by the caller for records without a tag (`--variant`).
+    Given,
+    /// No tag: the first variant of [`detection_order`] under which the record replays legally.
+    Detected,
+    /// No tag, and it replays legally under none: the variant under which it went furthest
+    /// (its error is the one worth reporting).
+    Unresolved,
+}
+
+/// A record replayed under the variant chosen for it, and why that one.
+#[derive(Debug, Clone)]
+pub struct ReadAs {
+    pub variant: Variant,
+    pub source: VariantSource,
+    pub replay: Result<Game, ReplayError>,
+}
+
+/// Replay a record under its `GameType` tag, else `given`, else the variant under which it
+/// replays legally (see [`detection_order`]). `Err` names a game type this engine does not
+/// play. Pure: the caller says to the user what was chosen.
+pub fn replay_choosing(record: &GameRecord, given: Option<Variant>) -> Result<ReadAs, String> {
+    if record.tag("GameType").is_some() {
+        let variant = record_variant(record, Variant::default())?;
+        return Ok(ReadAs { variant, source: VariantSource::Tagged, replay: replay(record, variant) });
+    }
+    if let Some(variant) = given {
+        return Ok(ReadAs { variant, source: VariantSource::Given, replay: replay(record, variant) });
+    }
+    let mut furthest: Option<(Variant, ReplayError)> = None;
+    for variant in detection_order(record) {
+        match replay(record, variant) {
+            Ok(game) => return Ok(ReadAs { variant, source: VariantSource::Detected, replay: Ok(game) }),
+            // Ties keep the commoner variant.
+            Err(e) if furthest.as_ref().is_none_or(|(_, best)| e.ply > best.ply) => furthest = Some((variant, e)),
+            Err(_) => {}
+        }
+    }
+    let (variant, error) = furthest.expect("the detection order is not empty");
+    Ok(ReadAs { variant, source: VariantSource::Unresolved, replay: Err(error) })
 }
 
 /// Replay a record move by move; every move must be legal.

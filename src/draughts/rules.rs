@@ -110,6 +110,19 @@ impl Variant {
         }
     }
 
+    /// The game's name for people: "English checkers", "Russian draughts"...
+    pub fn full_name(self) -> &'static str {
+        match self {
+            Variant::Pool => "pool checkers",
+            Variant::Brazilian => "Brazilian draughts",
+            Variant::Russian => "Russian draughts",
+            Variant::English => "English checkers",
+            Variant::Italian => "Italian draughts",
+            Variant::Spanish => "Spanish draughts",
+            Variant::Czech => "Czech draughts",
+        }
+    }
+
     /// The PDN `GameType` number.
     pub fn game_type(self) -> u32 {
         match self {

@@ -5,7 +5,11 @@
 //! - `GET /boards`, `GET /boards/{id}`: the boards as the hall knows them;
 //! - `GET /boards/{id}/game.pdn`: a board's current game;
 //! - `GET /boards/{id}/events?after=N`: its events, from the hall's copy;
-//! - `GET /round.pdn`: every board's current game in one PDN file (what broadcast sites poll);
+//! - `GET /round.pdn`: every board's current game in one PDN file (what broadcast sites poll),
+//!   with the round's tags (see [`super::round`]; a board's `game.pdn` is its daemon's, as is);
+//! - `GET /round`: the round's event, site, date, round and pairings (`pairings_text` as the
+//!   page's textarea shows them); `PUT /round` (token) with `{"event", "site", "date", "round",
+//!   "pairings": "1. White - Black\n..."}` sets them, saved atomically in `round.json`;
 //! - `GET /events/stream`: SSE of every event of every board (`id: board/seq`);
 //! - `GET /events/ws`: the same events over WebSocket, one JSON text message each (read-only and
 //!   open like the daemon's `/boards/{id}/events/ws`: only actions need the token);
@@ -27,6 +31,7 @@ use rumqttc::{AsyncClient, QoS};
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, watch};
 
+use super::round::{Round, RoundForm};
 use super::store::Store;
 use crate::daemon::api::constant_time_eq;
 use crate::mqtt::topic;
@@ -37,7 +42,9 @@ pub struct HallState {
     pub store: Arc<Store>,
     pub client: AsyncClient,
     pub hall: String,
-    pub round: Option<String>,
+    pub round: std::sync::Mutex<Round>,
+    /// Where the round is saved.
+    pub state_dir: std::path::PathBuf,
     pub token: Option<String>,
     pub shutdown: watch::Receiver<bool>,
 }
@@ -57,6 +64,7 @@ pub fn router(state: Arc<HallState>) -> Router {
         .route("/boards/{id}/events", get(events))
         .route("/boards/{id}/actions", post(action))
         .route("/round.pdn", get(round_pdn))
+        .route("/round", get(round).put(set_round))
         .route("/events/stream", get(stream))
         .route("/events/ws", get(socket))
         .fallback(|| async {
@@ -101,12 +109,54 @@ fn unknown(app: &HallState, id: &str) -> Response {
     )
 }
 
+fn current_round(app: &HallState) -> Round {
+    app.round.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
+}
+
 async fn hall_info(State(app): App) -> Response {
+    let round = current_round(&app).round;
+    let round = (!round.is_empty()).then_some(round);
     (
         no_cache(),
-        Json(json!({"hall": app.hall, "round": app.round, "boards": app.store.board_ids()})),
+        Json(json!({"hall": app.hall, "round": round, "boards": app.store.board_ids()})),
     )
         .into_response()
+}
+
+async fn round(State(app): App) -> Response {
+    let round = current_round(&app);
+    let mut value = serde_json::to_value(&round).unwrap_or_default();
+    value["pairings_text"] = Value::from(round.pairings_text());
+    (no_cache(), Json(value)).into_response()
+}
+
+/// The arbiter sets the round's tags and pairings (once per round): checked whole, saved
+/// atomically, then served with every game.
+async fn set_round(State(app): App, headers: HeaderMap, body: Bytes) -> Response {
+    if let Err(response) = authorize(&app, &headers) {
+        return response;
+    }
+    let form: RoundForm = match serde_json::from_slice(&body) {
+        Ok(form) => form,
+        Err(e) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                format!("the body is not JSON like {{\"round\": \"3\", \"pairings\": \"1. White - Black\"}}: {e}"),
+            )
+        }
+    };
+    let round = match Round::from_form(form) {
+        Ok(round) => round,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e),
+    };
+    let (saving, dir) = (round.clone(), app.state_dir.clone());
+    match tokio::task::spawn_blocking(move || saving.save(&dir)).await {
+        Ok(Ok(_)) => {}
+        Ok(Err(e)) => return error(StatusCode::INTERNAL_SERVER_ERROR, format!("not saved: {e}")),
+        Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, format!("not saved: {e}")),
+    }
+    *app.round.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = round;
+    self::round(State(app)).await
 }
 
 async fn boards(State(app): App) -> Response {
@@ -133,7 +183,13 @@ async fn game_pdn(State(app): App, Path(id): Path<String>) -> Response {
 }
 
 async fn round_pdn(State(app): App) -> Response {
-    pdn(app.store.round_pdn())
+    let round = current_round(&app);
+    let mut text = String::new();
+    for (id, game) in app.store.games() {
+        text.push_str(round.tag_game(&id, &game).trim_end());
+        text.push_str("\n\n");
+    }
+    pdn(text)
 }
 
 async fn events(State(app): App, Path(id): Path<String>, RawQuery(query): RawQuery) -> Response {
@@ -234,25 +290,12 @@ async fn action(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let Some(expected) = &app.token else {
-        return error(
-            StatusCode::FORBIDDEN,
-            "operator actions are off: set http.token or http.token_file in hall.toml",
-        );
-    };
-    let given = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
-    match given {
-        Some(token) if constant_time_eq(token.trim().as_bytes(), expected.as_bytes()) => {}
-        _ => {
-            return error(
-                StatusCode::UNAUTHORIZED,
-                "missing or wrong bearer token: send `Authorization: Bearer <token>`",
-            )
-        }
+    if let Err(response) = authorize(&app, &headers) {
+        return response;
     }
+    let Some(expected) = &app.token else {
+        return error(StatusCode::FORBIDDEN, "no token");
+    };
     if app.store.game_pdn(&id).is_none() {
         return unknown(&app, &id);
     }
@@ -286,5 +329,26 @@ async fn action(
             StatusCode::SERVICE_UNAVAILABLE,
             format!("not sent to the broker: {e}"),
         ),
+    }
+}
+
+/// Operator actions and the round need the hall's token.
+fn authorize(app: &HallState, headers: &HeaderMap) -> Result<(), Response> {
+    let Some(expected) = &app.token else {
+        return Err(error(
+            StatusCode::FORBIDDEN,
+            "operator actions are off: set http.token or http.token_file in hall.toml",
+        ));
+    };
+    let given = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    match given {
+        Some(token) if constant_time_eq(token.trim().as_bytes(), expected.as_bytes()) => Ok(()),
+        _ => Err(error(
+            StatusCode::UNAUTHORIZED,
+            "missing or wrong bearer token: send `Authorization: Bearer <token>`",
+        )),
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! ```toml
 //! state_dir = "/var/lib/boardwatch-hall"   # the hall's own copy: one folder per board
-//! round = "Round 3"                        # optional: named on the overview page
+//! round = "Round 3"                        # optional: the round until the arbiter sets it on the page
 //!
 //! [http]
 //! listen = "0.0.0.0:8090"

@@ -6,6 +6,7 @@
 
 pub mod api;
 pub mod config;
+pub mod round;
 pub mod store;
 
 use std::sync::Arc;
@@ -52,11 +53,13 @@ async fn serve(config: HallConfig) -> anyhow::Result<()> {
     ));
     tokio::spawn(write_files(store.clone(), shutdown.clone()));
 
+    let round = round::Round::load(&config.state_dir, config.round.as_deref())?;
     let app = Arc::new(api::HallState {
         store: store.clone(),
         client,
         hall: config.mqtt.hall.clone(),
-        round: config.round.clone(),
+        round: std::sync::Mutex::new(round),
+        state_dir: config.state_dir.clone(),
         token: config.token.clone(),
         shutdown: shutdown.clone(),
     });

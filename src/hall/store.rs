@@ -422,6 +422,15 @@ impl Store {
         lock(&self.boards).get(board).map(|b| b.pdn.clone())
     }
 
+    /// Every board's current game that has begun, in board order.
+    pub fn games(&self) -> Vec<(String, Arc<str>)> {
+        lock(&self.boards)
+            .iter()
+            .filter(|(_, b)| !b.pdn.trim().is_empty())
+            .map(|(id, b)| (id.clone(), b.pdn.clone()))
+            .collect()
+    }
+
     /// The round: every board's current game, in board order, as one PDN file.
     pub fn round_pdn(&self) -> String {
         let boards = lock(&self.boards);

@@ -56,4 +56,13 @@ mod tests {
         assert_eq!(parse_topic("open", "boardwatch/open/table1"), None);
         assert_eq!(parse_topic("open", "boardwatch/open/t/a/b"), None);
     }
+
+    /// The publisher is a sink of the live hub: it knows the hub's boards, not the daemon's.
+    #[test]
+    fn mqtt_does_not_reach_into_the_daemon() {
+        let daemon = concat!("crate::", "daemon");
+        for (file, text) in [("mod.rs", include_str!("mod.rs")), ("config.rs", include_str!("config.rs")), ("publisher.rs", include_str!("publisher.rs"))] {
+            assert!(!text.contains(daemon), "src/mqtt/{file} uses the daemon");
+        }
+    }
 }

@@ -1,8 +1,10 @@
 //! The daemon's side of the hall: every board's events (QoS 1, in sequence order), its state and
 //! its current game's PDN (retained) go to the broker.
 //!
-//! Events are read from the boards (their memory, or their log when the broker is far behind),
-//! never from a queue of their own: what the broker has not acknowledged is simply read again.
+//! A sink of the live hub like any other: the hub says when a board has news, and its boards
+//! ([`LiveBoard`]) give their published events (from memory, or their log when the broker is
+//! far behind), state and game, never from a queue of the publisher's own: what the broker has
+//! not acknowledged is simply read again.
 //! Per board the publisher knows the last event sent and the last one acknowledged without a
 //! gap; the acknowledged ones are saved in `mqtt-acked.json` (state folder) every half second,
 //! and a new connection (after an outage or a restart) sends again from there. The consumer
@@ -24,9 +26,8 @@ use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
 use super::{parse_topic, topic, MqttConfig};
-use crate::daemon::board::Board;
 use crate::publish::atomic::write_atomically;
-use crate::publish::hub::{BoardEvent, Hub};
+use crate::publish::hub::{constant_time_eq, BoardEvent, Hub, HubMessage, LiveBoard};
 
 /// Publishes handed to the client and not yet acknowledged, at most (below rumqttc's 100
 /// in-flight packet ids, so that ids never collide).
@@ -55,7 +56,7 @@ enum Sent {
 
 /// One board as the publisher follows it.
 struct Link {
-    board: Arc<Board>,
+    board: Arc<dyn LiveBoard>,
     /// The broker acknowledged every event up to here (saved).
     acked: u64,
     /// Acknowledged events above `acked` (a gap below them).
@@ -149,10 +150,9 @@ struct Requests {
     token: Option<String>,
 }
 
-/// Publish `boards` to the broker until `shutdown`.
+/// Publish the hub's boards to the broker until `shutdown`.
 pub async fn run(
     config: MqttConfig,
-    boards: Vec<Arc<Board>>,
     hub: Hub,
     state_dir: PathBuf,
     token: Option<String>,
@@ -160,7 +160,8 @@ pub async fn run(
 ) {
     let acked_path = state_dir.join(ACKED_FILE);
     let saved = read_acked(&acked_path);
-    let mut links: Vec<Link> = boards
+    let mut links: Vec<Link> = hub
+        .boards()
         .into_iter()
         .map(|board| {
             let acked = saved
@@ -321,7 +322,7 @@ async fn connection(
             // New events or a changed source: wake up to send them (the boards hold them).
             message = hub_messages.recv() => {
                 if let Ok(message) = message {
-                    if let crate::publish::hub::HubMessage::Status { board, .. } = message.as_ref() {
+                    if let HubMessage::Status { board, .. } = message.as_ref() {
                         if let Some(link) = links.iter_mut().find(|l| l.board.id() == board) {
                             link.dirty = true;
                         }
@@ -415,7 +416,7 @@ fn send_states(client: &AsyncClient, hall: &str, links: &mut [Link], in_flight: 
         if in_flight.len() + 2 > WINDOW {
             return;
         }
-        let state = crate::daemon::api::summary(&link.board, 10);
+        let state = link.board.state(10);
         let Ok(state) = serde_json::to_vec(&state) else {
             continue;
         };
@@ -486,7 +487,7 @@ async fn handle_request(
                 message.get("token").and_then(Value::as_str),
             ) {
                 (Some(expected), Some(given)) => {
-                    crate::daemon::api::constant_time_eq(expected.as_bytes(), given.as_bytes())
+                    constant_time_eq(expected.as_bytes(), given.as_bytes())
                 }
                 _ => false,
             };

@@ -237,6 +237,22 @@ fn write_at(path: &Path, offset: u64, text: &[u8]) -> io::Result<()> {
     result.map_err(|e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
 }
 
+/// The number a board's id ends with: `3` for `3`, `table3` or `board-03`.
+pub fn board_number(id: &str) -> Option<u32> {
+    let digits = id.len() - id.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    id[id.len() - digits..].parse().ok()
+}
+
+/// A board's game tags: the configured ones, and `Board` (the number its id ends with, else
+/// the id) unless they name it, as broadcast sites sort a round's games by it.
+pub fn board_tags(id: &str, configured: &[(String, String)]) -> Vec<(String, String)> {
+    let mut tags = configured.to_vec();
+    if !tags.iter().any(|(name, _)| name == "Board") {
+        tags.push(("Board".to_string(), board_number(id).map_or_else(|| id.to_string(), |n| n.to_string())));
+    }
+    tags
+}
+
 /// Seconds since 1970, for log records.
 pub fn now_seconds() -> f64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
@@ -324,6 +340,18 @@ mod tests {
         }
         third.update(Some(&games[2]), Some(&games[2])).unwrap();
         assert_eq!(std::fs::read(dir.join("games.pdn")).unwrap(), full);
+    }
+
+    #[test]
+    fn a_board_s_games_carry_its_number() {
+        assert_eq!(board_number("table12"), Some(12));
+        assert_eq!(board_number("board-03"), Some(3));
+        assert_eq!(board_number("hall"), None);
+        let configured = vec![("Event".to_string(), "Open".to_string())];
+        assert_eq!(board_tags("t7", &configured)[1], ("Board".to_string(), "7".to_string()));
+        assert_eq!(board_tags("east", &[])[0].1, "east");
+        let given = vec![("Board".to_string(), "12".to_string())];
+        assert_eq!(board_tags("t7", &given), given, "a configured Board tag stands");
     }
 
     #[test]

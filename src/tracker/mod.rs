@@ -758,6 +758,11 @@ impl Tracker {
         let Some(g) = self.game.as_mut() else { return Vec::new() };
         g.over = true;
         g.record.result = Some(result);
+        // The arbiter's result is final: no reading may correct the last move any more (which
+        // would take the game back to before it, result and all).
+        g.tentative = None;
+        g.pending = None;
+        g.candidates = None;
         let detail = match result {
             Outcome::Draw => "draw by agreement".to_string(),
             Outcome::Win(side) => format!("Player{} resigned", player_number(side.opponent())),
@@ -833,10 +838,17 @@ impl Tracker {
         let decision = decide(&evidence, &candidates, &self.config.thresholds);
         if self.game.as_ref().is_some_and(|g| g.over) {
             // The game ended with a move that may still be corrected (a king set down short of
-            // its square): only a correction counts; anything else is the board being cleared.
-            if let Decision::Accept { best, .. } = decision {
-                if candidates[best].plan.revise.is_some() {
+            // its square): only a correction counts; anything else is the board being cleared,
+            // and from then on the result stands whatever the board shows.
+            match decision {
+                Decision::Accept { best, .. } if candidates[best].plan.revise.is_some() => {
                     self.apply(&candidates[best], None, &evidence, obs.t, &mut events);
+                }
+                Decision::Accept { best, .. } if candidates[best].plan.is_quiet() => {}
+                _ => {
+                    let g = self.game_mut();
+                    g.tentative = None;
+                    g.candidates = None;
                 }
             }
             return events;

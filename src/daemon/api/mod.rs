@@ -26,7 +26,7 @@ use serde_json::{json, Value};
 use tokio::sync::{broadcast, watch};
 
 use super::board::{ActionError, Board};
-use crate::publish::hub::{BoardEvent, Hub, HubMessage};
+use crate::publish::hub::{BoardEvent, Hub, HubMessage, LiveBoard};
 
 const INDEX_HTML: &str = include_str!("../../web/index.html");
 
@@ -409,13 +409,32 @@ fn authorize(app: &AppState, headers: &HeaderMap) -> Result<(), Response> {
     }
 }
 
-/// Compare without leaking, through timing, how much of the token was right.
-pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    let mut diff = (a.len() != b.len()) as u8;
-    for i in 0..a.len().max(b.len()) {
-        diff |= a.get(i).copied().unwrap_or(0) ^ b.get(i).copied().unwrap_or(0);
+// Kept under this name for the hall's API.
+pub(crate) use crate::publish::hub::constant_time_eq;
+
+/// The daemon's board as the hub's sinks see it.
+impl LiveBoard for Board {
+    fn id(&self) -> &str {
+        Board::id(self)
     }
-    diff == 0
+    fn epoch(&self) -> u64 {
+        Board::epoch(self)
+    }
+    fn last_seq(&self) -> u64 {
+        Board::last_seq(self)
+    }
+    fn events_after(&self, after: u64) -> Vec<Arc<BoardEvent>> {
+        Board::events_after(self, after)
+    }
+    fn state(&self, recent: usize) -> Value {
+        summary(self, recent)
+    }
+    fn game_pdn(&self) -> Arc<str> {
+        Board::game_pdn(self)
+    }
+    fn operate(&self, action: &Value) -> Result<(), String> {
+        Board::operate(self, action).map(|_| ()).map_err(|e| e.to_string())
+    }
 }
 
 /// `POST /boards/{id}/actions` with `{"op": ...}`: the events it caused, or why not.

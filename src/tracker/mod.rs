@@ -45,6 +45,9 @@
 //! - A complete move is recorded once, when its final state is seen (or, if the camera missed
 //!   it, when the opponent's answer shows it). Until the opponent starts answering it can still
 //!   be corrected (a king set down and slid on): the record entry is replaced.
+//! - A board seen but not yet still (`Observation::glimpse`) decides nothing: it is remembered,
+//!   and when a later board shows several plies at once, their order (and the choice between
+//!   outcomes the board cannot tell apart) follows the boards seen on the way.
 //! - A board that no single move explains may show several plies at once (the camera missed a
 //!   finished state): every sequence of up to four legal plies is tried (`Tracker::find_story`),
 //!   and a clear winner is recorded ply by ply, the unseen plies marked `inferred`, once the

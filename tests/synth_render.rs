@@ -379,3 +379,38 @@ fn corners_named_one_place_round_still_find_the_board() {
     let shifted = found.map(|c| [c[0] + 40.0, c[1]]);
     assert!(truth.grid_as_seen(&shifted).is_none());
 }
+
+/// Quick play (`render --still 0.45`): every position stands still between two hands for 0.36
+/// to 0.57 s (a capture's intermediate state 0.8 times that), where unhurried play stands about
+/// a second; a pause the renderer cannot make is refused naming `--still`.
+#[test]
+fn quick_play_pauses_as_briefly_as_asked() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/samples/games/acf_sample.pdn")).unwrap();
+    let records = read_games(&text, ReadMode::Lenient).unwrap();
+    let game = GameMoves::from_record(&records[0], Variant::English, Some(12)).unwrap();
+    let scene = small(random_scene(3, Palette::Wooden));
+    let pauses = |still_seconds: f64| {
+        let options = RecordingOptions { fps: 15.0, still_seconds, ..RecordingOptions::default() };
+        let frames = plan_recording(&game, &scene, &options).unwrap();
+        let mut runs: Vec<(String, usize)> = Vec::new();
+        for f in &frames {
+            match runs.last_mut() {
+                Some((label, n)) if *label == f.label => *n += 1,
+                _ => runs.push((f.label.clone(), 1)),
+            }
+        }
+        // The still runs between hands (not the start or the end), in seconds.
+        runs.into_iter().filter(|(l, _)| l.starts_with("ply-") || l.starts_with("partial-")).map(|(_, n)| n as f64 / 15.0).collect::<Vec<f64>>()
+    };
+    let quick = pauses(0.45);
+    assert!(quick.iter().all(|&s| (0.26..=0.6).contains(&s)), "{quick:?}");
+    let unhurried = pauses(1.0);
+    assert!(unhurried.iter().all(|&s| s >= 0.6), "{unhurried:?}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_boardwatch"))
+        .args(["render", "--game", concat!(env!("CARGO_MANIFEST_DIR"), "/samples/games/acf_sample.pdn"), "--still", "0.01", "--out-dir"])
+        .arg(std::env::temp_dir().join(format!("bw-still-{}", std::process::id())))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("--still 0.01"), "{stderr}");
+}

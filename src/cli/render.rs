@@ -205,6 +205,9 @@ fn game_variant(record: &GameRecord, given: Option<Variant>) -> anyhow::Result<V
 }
 
 fn run_game(args: &RenderArgs, scene: Scene, path: &Path) -> anyhow::Result<ExitCode> {
+    if !(args.still.is_finite() && (0.1..=30.0).contains(&args.still)) {
+        anyhow::bail!("--still {}: the pause between hands must be 0.1 to 30 seconds", args.still);
+    }
     // Defective games are left out (with a warning) and do not shift the others' numbers.
     let read = super::pdn::read_file_reporting(path)?;
     let number = args.game_index + 1;

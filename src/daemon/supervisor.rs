@@ -44,6 +44,8 @@ pub enum SourceState {
     Running,
     /// Failed; the next attempt comes after a pause.
     Retrying,
+    /// A camera or stream that failed, ended or stalled: reconnected after a pause, for ever.
+    Reconnecting,
     /// A finite source (a file) was read to its end.
     Ended,
     /// The daemon is shutting down, or the board could not start.
@@ -92,7 +94,8 @@ pub fn supervise(source: &mut dyn BoardSource, retry: RetryConfig, stop: &StopSi
         }
         let pause = backoff.next_pause();
         tracing::warn!(source = %what, "{failure}; trying again in {:.1} s", pause.as_secs_f64());
-        sink.state(SourceState::Retrying, Some(failure), Some(pause));
+        let state = if source.live() { SourceState::Reconnecting } else { SourceState::Retrying };
+        sink.state(state, Some(failure), Some(pause));
         if stop.sleep(pause) {
             break;
         }
@@ -184,6 +187,52 @@ mod tests {
         fn warning(&mut self, message: String) {
             self.0.push(format!("warning {message}"));
         }
+    }
+
+    /// A live source that ends after each item: it is reconnected, never `Ended`.
+    struct Camera {
+        opens: u32,
+    }
+
+    impl BoardSource for Camera {
+        fn describe(&self) -> String {
+            "camera".into()
+        }
+        fn open(&mut self) -> anyhow::Result<()> {
+            self.opens += 1;
+            Ok(())
+        }
+        fn live(&self) -> bool {
+            true
+        }
+        fn next(&mut self, stop: &StopSignal) -> anyhow::Result<Option<SourceItem>> {
+            if self.opens >= 3 {
+                stop.stop();
+            }
+            anyhow::bail!("the stream ended")
+        }
+    }
+
+    #[test]
+    fn a_live_source_is_reconnected_and_never_ends() {
+        let mut source = Camera { opens: 0 };
+        let mut sink = Calls::default();
+        let retry = RetryConfig { initial: Duration::from_millis(1), max: Duration::from_millis(2) };
+        supervise(&mut source, retry, &StopSignal::new(), &mut sink);
+        assert_eq!(
+            sink.0,
+            [
+                "Starting",
+                "Running",
+                "Reconnecting: the stream ended in 1ms",
+                "Starting",
+                "Running",
+                "Reconnecting: the stream ended in 2ms",
+                "Starting",
+                "Running",
+                "Stopped"
+            ]
+        );
     }
 
     #[test]

@@ -2,6 +2,12 @@
 //! (`vision::capture`): a live source keeps only its newest frame, so that a slow recogniser
 //! never makes it lag; a video file never loses one, is paced at its own rate when `realtime`, and
 //! continues after the frames already recorded before a restart.
+//!
+//! A live source never ends: a camera or stream that ends, stalls or fails is an error, and the
+//! supervisor reconnects it. Its frames are timed by the board's own clock (monotonic, from when
+//! the board started, continued from the last recorded time after a restart), never by the
+//! stream's, which starts again at every reconnection: the tracker's waits and the record's
+//! clock times stay right across an outage.
 
 use std::time::{Duration, Instant};
 
@@ -25,6 +31,11 @@ pub struct VisionSource {
     realtime: bool,
     capture: Option<Capture>,
     last_frame: Instant,
+    /// The board's clock for live frames: `clock_base` seconds at `clock_start`.
+    clock_start: Instant,
+    clock_base: f64,
+    /// What the current capture had counted at the last item (decoded, decode time, dropped).
+    counted: (u64, u64, u64),
     /// Frames of a video file already recorded before a restart.
     skip_through: u64,
     describe: String,
@@ -59,8 +70,25 @@ impl VisionSource {
             realtime,
             capture: None,
             last_frame: Instant::now(),
+            clock_start: Instant::now(),
+            clock_base: 0.0,
+            counted: (0, 0, 0),
             skip_through: 0,
         }
+    }
+}
+
+impl VisionSource {
+    /// Frames dropped since the last item, and the mean decoding time of the frames read since.
+    fn count(&mut self) -> (u64, Option<Duration>) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let Some(capture) = self.capture.as_ref() else { return (0, None) };
+        let stats = capture.stats();
+        let now = (stats.decoded.load(Relaxed), stats.decode_us.load(Relaxed), stats.dropped.load(Relaxed));
+        let (decoded, micros, dropped) =
+            (now.0.saturating_sub(self.counted.0), now.1.saturating_sub(self.counted.1), now.2.saturating_sub(self.counted.2));
+        self.counted = now;
+        (dropped, (decoded > 0).then(|| Duration::from_micros(micros / decoded)))
     }
 }
 
@@ -83,6 +111,7 @@ impl BoardSource for VisionSource {
         let described = opened.map_err(anyhow::Error::msg)?;
         tracing::info!(board = %self.board, "capturing from {described}");
         self.last_frame = Instant::now();
+        self.counted = (0, 0, 0);
         self.capture = Some(capture);
         Ok(())
     }
@@ -94,6 +123,17 @@ impl BoardSource for VisionSource {
         }
     }
 
+    fn resume_clock(&mut self, t: f64) {
+        if self.live && t.is_finite() && t > 0.0 {
+            self.clock_base = t;
+            self.clock_start = Instant::now();
+        }
+    }
+
+    fn live(&self) -> bool {
+        self.live
+    }
+
     fn next(&mut self, stop: &StopSignal) -> anyhow::Result<Option<SourceItem>> {
         use std::sync::mpsc::RecvTimeoutError;
         loop {
@@ -101,8 +141,10 @@ impl BoardSource for VisionSource {
                 return Ok(None);
             }
             let capture = self.capture.as_ref().context("the source is not open")?;
-            let frame = match capture.recv_timeout(Duration::from_millis(200)) {
+            let mut frame = match capture.recv_timeout(Duration::from_millis(200)) {
                 Ok(Captured::Frame(frame)) => frame,
+                // A camera or a stream that ends has failed: it is reconnected.
+                Ok(Captured::End) if self.live => anyhow::bail!("the stream ended"),
                 Ok(Captured::End) => return Ok(None),
                 Ok(Captured::Failed(why)) => anyhow::bail!("{why}"),
                 Ok(Captured::Opened(_)) => continue,
@@ -113,9 +155,19 @@ impl BoardSource for VisionSource {
                 Err(RecvTimeoutError::Disconnected) => anyhow::bail!("the capture thread ended"),
             };
             self.last_frame = Instant::now();
+            if self.live {
+                frame.t = self.clock_base + self.clock_start.elapsed().as_secs_f64();
+            }
+            let (dropped, decode) = self.count();
             // A recording can continue after its last recorded frame; a camera shows the present.
             let cursor = (!self.live).then_some(frame.index);
-            return Ok(Some(SourceItem { input: Some(SourceInput::Frame(frame)), cursor, ..SourceItem::default() }));
+            return Ok(Some(SourceItem {
+                input: Some(SourceInput::Frame(frame)),
+                cursor,
+                dropped,
+                decode,
+                ..SourceItem::default()
+            }));
         }
     }
 }

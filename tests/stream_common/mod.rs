@@ -1,0 +1,130 @@
+//! Live streams for the tests: a sample recording served by ffmpeg over HTTP in real time, as a
+//! network camera serves its picture (MPEG-TS or MJPEG), from any point of the recording and at
+//! any resolution; killed, or stopped (a stall), at will.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// Whether ffmpeg is installed (`make test` installs it); a note when it is not.
+pub fn ffmpeg_present() -> bool {
+    let found = Command::new("ffmpeg").arg("-version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok();
+    if !found {
+        eprintln!("note: ffmpeg not found; live stream test skipped");
+    }
+    found
+}
+
+/// `samples/recordings/NAME.mp4`.
+pub fn recording(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("samples/recordings/{name}.mp4"))
+}
+
+/// A move as the tracker writes it: intermediate squares of a capture only where two captures
+/// share their ends, which these games never need (`6x13x22` is written `6x22`).
+pub fn compact(pdn: &str) -> String {
+    match pdn.split_once('x') {
+        Some((from, rest)) => format!("{from}x{}", rest.rsplit('x').next().unwrap_or(rest)),
+        None => pdn.to_string(),
+    }
+}
+
+/// The true moves of a recording (its `truth.json`).
+pub fn true_moves(video: &Path) -> Vec<String> {
+    let truth: Value = serde_json::from_str(&std::fs::read_to_string(video.with_extension("truth.json")).unwrap()).unwrap();
+    truth["plies"].as_array().unwrap().iter().map(|p| compact(p["pdn"].as_str().unwrap())).collect()
+}
+
+/// A port of 127.0.0.1 free a moment ago.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Format {
+    /// MPEG-TS (MPEG-2 video), as many IP cameras and encoders send over HTTP.
+    MpegTs,
+    /// Multipart JPEG (`multipart/x-mixed-replace`), the classic webcam stream.
+    Mjpeg,
+}
+
+/// ffmpeg serving a recording over HTTP to one client, in real time; killed when dropped.
+pub struct StreamServer {
+    child: Child,
+    /// Says when the first frame went out (ffmpeg starts when the client connects).
+    served: mpsc::Receiver<()>,
+}
+
+impl StreamServer {
+    /// Serve `video` from `from` seconds on at `http://127.0.0.1:PORT/`, scaled to `size` if
+    /// given, `speed` times real time (1.0: as a camera).
+    pub fn start_at_speed(video: &Path, port: u16, format: Format, from: f64, size: Option<(u32, u32)>, speed: f64) -> StreamServer {
+        let mut command = Command::new("ffmpeg");
+        command.args(["-hide_banner", "-nostdin", "-loglevel", "error", "-readrate", &speed.to_string()]);
+        command.args(["-ss", &format!("{from:.2}")]).arg("-i").arg(video).arg("-an");
+        if let Some((w, h)) = size {
+            command.args(["-vf", &format!("scale={w}:{h}")]);
+        }
+        let url = match format {
+            Format::MpegTs => {
+                command.args(["-c:v", "mpeg2video", "-q:v", "2", "-f", "mpegts"]);
+                format!("http://127.0.0.1:{port}/live.ts")
+            }
+            Format::Mjpeg => {
+                command.args(["-c:v", "mjpeg", "-q:v", "3", "-f", "mpjpeg"]);
+                command.args(["-content_type", "multipart/x-mixed-replace;boundary=ffmpeg"]);
+                format!("http://127.0.0.1:{port}/live.mjpg")
+            }
+        };
+        command.args(["-listen", "1", &url, "-progress", "pipe:1", "-stats_period", "0.2"]);
+        let mut child = command.stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("ffmpeg starts");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, served) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut tx = Some(tx);
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let frames = line.strip_prefix("frame=").and_then(|n| n.trim().parse::<u64>().ok());
+                if frames.is_some_and(|n| n > 0) {
+                    if let Some(tx) = tx.take() {
+                        let _ = tx.send(());
+                    }
+                }
+            }
+        });
+        StreamServer { child, served }
+    }
+
+    pub fn start(video: &Path, port: u16, format: Format, from: f64, size: Option<(u32, u32)>) -> StreamServer {
+        StreamServer::start_at_speed(video, port, format, from, size, 1.0)
+    }
+
+    /// Wait until a client is being served (panics after `limit`).
+    pub fn wait_until_served(&self, limit: Duration) {
+        self.served.recv_timeout(limit).expect("nobody connected to the stream in time");
+    }
+
+    /// Stop sending (SIGSTOP) without closing the connection: a camera that hangs.
+    pub fn pause(&self) {
+        unsafe {
+            libc::kill(self.child.id() as libc::pid_t, libc::SIGSTOP);
+        }
+    }
+
+    /// Whether ffmpeg is still running (it ends when its client goes or the recording ends).
+    pub fn running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+}
+
+impl Drop for StreamServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -57,8 +57,8 @@ pub struct Step {
     pub frame: FrameResult,
     /// Tracker events caused by this frame (empty for most frames), already recorded.
     pub events: Vec<Event>,
-    /// Time the vision took on the frame, and the tracker with its records when the frame
-    /// handed a still board on (where a board's time goes: `boardwatch bench streams`).
+    /// CPU time the vision took on the frame, and the tracker with its records when the frame
+    /// handed a still board on (where a board's time goes).
     pub vision: std::time::Duration,
     pub record: Option<std::time::Duration>,
 }
@@ -110,21 +110,22 @@ impl BoardPipeline {
     /// after it; `None` for a camera, which has no past). Positions the tracker accepts teach the
     /// watcher the session's colours.
     pub fn process(&mut self, image: &Frame, cursor: Option<u64>, recorder: &mut Recorder) -> Result<Step, PipelineError> {
-        let started = std::time::Instant::now();
+        let started = vision::capture::thread_cpu_time();
         let frame = self.watcher.process(&image.image, image.t)?;
-        let vision = started.elapsed();
+        let vision = vision::capture::thread_cpu_time().saturating_sub(started);
         let mut events = Vec::new();
         let mut record = None;
         if let Some(view) = frame.view.as_ref().filter(|v| v.stable) {
             if self.should_feed(view, recorder.tracker()) {
-                let started = std::time::Instant::now();
+                let cpu = vision::capture::thread_cpu_time();
                 let observation = observation_from_view(view, recorder.tracker().rules());
                 self.pending = Some(Pending { input: Input::Observation(Box::new(observation)), cursor, view: (view.grid, view.t) });
                 match self.retry_pending(recorder) {
                     Ok(new_events) => events = new_events,
                     Err(e) => return Err(PipelineError::Record(e, Box::new(frame))),
                 }
-                record = Some(started.elapsed());
+                // CPU time, the log's sync excluded (waiting for the disk uses no core).
+                record = Some(vision::capture::thread_cpu_time().saturating_sub(cpu));
             }
         }
         Ok(Step { frame, events, vision, record })

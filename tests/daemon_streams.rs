@@ -20,6 +20,17 @@ fn events(daemon: &Daemon, id: &str) -> Vec<Value> {
     daemon.get_json(&format!("/boards/{id}/events")).as_array().cloned().unwrap_or_default()
 }
 
+/// Wait until the daemon's board `id` is served by `server`; fails with the board's state and
+/// the daemon's log.
+fn wait_served(daemon: &Daemon, id: &str, server: &StreamServer) {
+    if !server.served_within(Duration::from_secs(25)) {
+        let state = daemon.get_json(&format!("/boards/{id}"));
+        let log = daemon.log.lock().unwrap().clone();
+        let tail: Vec<&str> = log.lines().filter(|l| l.contains(id)).collect();
+        panic!("board {id}: never connected to its stream; state {state:#}\n{}", tail[tail.len().saturating_sub(30)..].join("\n"));
+    }
+}
+
 /// Wait (up to `limit`) until `check` holds for the board's state; the state then.
 fn wait_for(daemon: &Daemon, id: &str, limit: Duration, what: &str, check: impl Fn(&Value) -> bool) -> Value {
     let deadline = Instant::now() + limit;
@@ -61,7 +72,7 @@ fn live_streams_that_drop_stall_and_change_resolution_are_followed_to_the_true_g
     let video = recording("acf0_four_colour");
     let expected = true_moves(&video);
     let dir = temp_dir("streams");
-    let (cut, stall, resize, refused) = (free_port(), free_port(), free_port(), free_port());
+    let (cut, stall, resize, refused, long) = (free_port(), free_port(), free_port(), free_port(), free_port());
     // Accepts connections and never answers: a camera that hangs.
     let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let silent_port = silent.local_addr().unwrap().port();
@@ -78,6 +89,7 @@ fn live_streams_that_drop_stall_and_change_resolution_are_followed_to_the_true_g
             board("stall", format!("http://127.0.0.1:{stall}/live.mjpg")),
             board("resize", format!("http://127.0.0.1:{resize}/live.ts")),
             board("refused", format!("http://127.0.0.1:{refused}/live.ts")),
+            board("long", format!("http://127.0.0.1:{long}/live.ts")),
             board("silent", format!("http://127.0.0.1:{silent_port}/live.ts")),
         ]
         .concat(),
@@ -105,7 +117,7 @@ fn live_streams_that_drop_stall_and_change_resolution_are_followed_to_the_true_g
         let cut_case = scope.spawn(|| {
             // Plies 5 and 6 of the game (14.4 s, 16.3 s) happen while the camera is away.
             let server = StreamServer::start(&video, cut, Format::MpegTs, 0.0, None);
-            server.wait_until_served(Duration::from_secs(20));
+            wait_served(&daemon, "cut", &server);
             std::thread::sleep(Duration::from_secs_f64(12.8));
             let before = moves_recorded(&daemon.get_json("/boards/cut")).len();
             drop(server);
@@ -115,7 +127,7 @@ fn live_streams_that_drop_stall_and_change_resolution_are_followed_to_the_true_g
             assert!(down["source"]["failures"].as_u64() >= Some(1), "{down:#}");
             std::thread::sleep(Duration::from_secs(3));
             let server = StreamServer::start(&video, cut, Format::MpegTs, 18.0, None);
-            server.wait_until_served(Duration::from_secs(20));
+            wait_served(&daemon, "cut", &server);
             let state = wait_for(&daemon, "cut", Duration::from_secs(60), "the whole game", |s| {
                 moves_recorded(s).len() >= expected.len()
             });
@@ -125,7 +137,7 @@ fn live_streams_that_drop_stall_and_change_resolution_are_followed_to_the_true_g
 
         let stall_case = scope.spawn(|| {
             let server = StreamServer::start(&video, stall, Format::Mjpeg, 0.0, None);
-            server.wait_until_served(Duration::from_secs(20));
+            wait_served(&daemon, "stall", &server);
             std::thread::sleep(Duration::from_secs_f64(20.6));
             let before = moves_recorded(&daemon.get_json("/boards/stall")).len();
             server.pause();
@@ -138,7 +150,7 @@ fn live_streams_that_drop_stall_and_change_resolution_are_followed_to_the_true_g
             drop(server);
             // Back where the picture froze, a few seconds of the game later (plies 8 and 9 missed).
             let server = StreamServer::start(&video, stall, Format::Mjpeg, 25.0, None);
-            server.wait_until_served(Duration::from_secs(20));
+            wait_served(&daemon, "stall", &server);
             let outage = stalled.elapsed();
             let state = wait_for(&daemon, "stall", Duration::from_secs(60), "the whole game", |s| {
                 moves_recorded(s).len() >= expected.len()
@@ -148,7 +160,7 @@ fn live_streams_that_drop_stall_and_change_resolution_are_followed_to_the_true_g
 
         let resize_case = scope.spawn(|| {
             let server = StreamServer::start(&video, resize, Format::MpegTs, 0.0, None);
-            server.wait_until_served(Duration::from_secs(20));
+            wait_served(&daemon, "resize", &server);
             std::thread::sleep(Duration::from_secs_f64(31.0));
             drop(server);
             wait_for(&daemon, "resize", Duration::from_secs(10), "the outage shown", |s| {
@@ -156,11 +168,31 @@ fn live_streams_that_drop_stall_and_change_resolution_are_followed_to_the_true_g
             });
             // The same camera back at 1280x960 (it was 960x720): the board is found again.
             let server = StreamServer::start(&video, resize, Format::MpegTs, 31.0, Some((1280, 960)));
-            server.wait_until_served(Duration::from_secs(20));
+            wait_served(&daemon, "resize", &server);
             wait_for(&daemon, "resize", Duration::from_secs(60), "the whole game", |s| moves_recorded(s).len() >= expected.len())
         });
 
+        // Away for longer than the tracker can bridge: back after plies 5 to 10 (six), on a
+        // board nobody touches. The board waits for the operator and says so; the operator
+        // sets the board as it stands as the new start.
+        let long_case = scope.spawn(|| {
+            let server = StreamServer::start(&video, long, Format::MpegTs, 0.0, None);
+            wait_served(&daemon, "long", &server);
+            std::thread::sleep(Duration::from_secs_f64(12.8));
+            drop(server);
+            std::thread::sleep(Duration::from_secs(3));
+            let server = StreamServer::start_still(&video, long, Format::MpegTs, 26.7, 12.0);
+            wait_served(&daemon, "long", &server);
+            let held = wait_for(&daemon, "long", Duration::from_secs(12), "the board waiting", |s| s["game"]["holding"] == true);
+            let (status, answer) = daemon.act("long", Some(daemon_common::TOKEN), r#"{"op": "set_start", "to_move": 2}"#);
+            assert_eq!(status, 200, "{answer:#}");
+            let restarted = daemon.get_json("/boards/long");
+            drop(server);
+            (held, restarted)
+        });
+
         let (cut_before, cut_state) = cut_case.join().unwrap();
+        let (long_held, long_restarted) = long_case.join().unwrap();
         let (stall_before, stall_outage, stall_state) = stall_case.join().unwrap();
         let resize_state = resize_case.join().unwrap();
         done.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -182,6 +214,15 @@ fn live_streams_that_drop_stall_and_change_resolution_are_followed_to_the_true_g
         check_times("stall", &events(&daemon, "stall"), stall_before, stall_outage.saturating_sub(Duration::from_secs(3)));
         assert!(stall_state["source"]["failures"] == 0, "attempts counted again from 0 once back: {stall_state:#}");
 
+        let waiting = long_held["game"]["waiting"].as_str().unwrap_or_default();
+        assert!(waiting.contains("operator") && waiting.contains("four plies"), "a clear message: {long_held:#}");
+        assert_eq!(moves_recorded(&long_held), expected[..5], "nothing guessed beyond four plies");
+        let long_events = events(&daemon, "long");
+        assert!(long_events.iter().any(|e| e["kind"] == "error"), "an error raised: {long_events:#?}");
+        let truth: Value = serde_json::from_str(&std::fs::read_to_string(video.with_extension("truth.json")).unwrap()).unwrap();
+        assert_eq!(long_restarted["game"]["holding"], false, "{long_restarted:#}");
+        assert_eq!(long_restarted["game"]["fen"], truth["plies"][10]["fen_after"], "the new start is the board after ply 10");
+
         // Nothing to connect to, and a server that never answers: retried, shown, no panic.
         for id in ["refused", "silent"] {
             let state = daemon.get_json(&format!("/boards/{id}"));
@@ -193,6 +234,10 @@ fn live_streams_that_drop_stall_and_change_resolution_are_followed_to_the_true_g
             assert!(source["failures"].as_u64() >= Some(2), "board {id}: retried: {state:#}");
             let error = source["last_error"].as_str().unwrap_or_default();
             assert!(error.contains("stream http://127.0.0.1:") && error.contains("cannot be opened"), "board {id}: {error}");
+            if id == "silent" {
+                assert!(error.contains("no answer within 5 s"), "board {id}: {error}");
+                assert!(source["retry_in_ms"].as_u64().is_none_or(|ms| ms >= 20_000), "a silent camera is asked again only after 20 s: {state:#}");
+            }
         }
         assert!(held.join().unwrap() >= 2, "the silent server was asked again");
     });

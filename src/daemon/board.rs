@@ -102,6 +102,10 @@ pub struct GameView {
     pub to_move: Option<u8>,
     /// The tracker is holding after an error, waiting for the board to be put back.
     pub holding: bool,
+    /// What the operator is asked to do while the board holds (also after an outage of the
+    /// camera longer than the tracker can bridge).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<&'static str>,
     /// `strict` (the original program's referee) or `tolerant`.
     pub referee: &'static str,
     /// The PDN result once the game is over.
@@ -125,6 +129,12 @@ pub fn grid_of_fen(fen: &str, rules: &Rules) -> Option<[String; 8]> {
     Some(Observation::of_position(&pos, 0, rules).to_grid())
 }
 
+/// The operator's part when the record cannot go on by itself: a board no legal move (nor up to
+/// four plies, as after the camera was away) explains has stayed.
+const WAITING: &str = "Waiting for the operator: no legal move, nor up to four plies, leads from the last \
+recorded position to the board the camera shows (a misplaced piece, or more missed while the camera was away). \
+Put the pieces back as recorded, or set the board as it stands as a new start (set_start).";
+
 fn view_of(tracker: &Tracker) -> GameView {
     let rules = tracker.rules();
     let pos = tracker.position();
@@ -134,6 +144,7 @@ fn view_of(tracker: &Tracker) -> GameView {
         fen,
         to_move: pos.map(|p| player_number(p.to_move)),
         holding: tracker.is_holding(),
+        waiting: tracker.is_holding().then_some(WAITING),
         referee: if tracker.config().strict { "strict" } else { "tolerant" },
         result: tracker.record().and_then(|r| r.result).map(|r| r.pdn(tracker.config().variant).to_string()),
         moves: tracker.record().map(|r| r.move_texts()).unwrap_or_default(),

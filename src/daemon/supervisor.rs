@@ -92,7 +92,7 @@ pub fn supervise(source: &mut dyn BoardSource, retry: RetryConfig, stop: &StopSi
         if stop.is_stopped() {
             break;
         }
-        let pause = backoff.next_pause();
+        let pause = backoff.next_pause().max(source.min_pause().unwrap_or_default());
         tracing::warn!(source = %what, "{failure}; trying again in {:.1} s", pause.as_secs_f64());
         let state = if source.live() { SourceState::Reconnecting } else { SourceState::Retrying };
         sink.state(state, Some(failure), Some(pause));

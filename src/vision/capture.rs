@@ -48,10 +48,24 @@ pub enum Captured {
 pub struct CaptureStats {
     /// Frames read from the source (handed on or dropped).
     pub decoded: AtomicU64,
-    /// Time spent reading and decoding them, in microseconds.
+    /// CPU time the capture thread spent reading and decoding them, in microseconds (decoder
+    /// threads of FFmpeg's own are not counted).
     pub decode_us: AtomicU64,
     /// Frames of a live source dropped, a newer one replacing them.
     pub dropped: AtomicU64,
+}
+
+/// CPU time the calling thread has used: what decoding or the vision costs, without the time a
+/// live stream's read waits for its next frame or the thread waits for a core.
+pub fn thread_cpu_time() -> Duration {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid timespec for the call to fill.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0;
+    if ok {
+        Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+    } else {
+        Duration::ZERO
+    }
 }
 
 /// A running capture thread; dropping it stops the thread.
@@ -129,11 +143,11 @@ where
     // When the first frame handed on was read, and its time stamp.
     let mut clock: Option<(Instant, f64)> = None;
     while !stop.load(Ordering::Relaxed) {
-        let reading = Instant::now();
+        let reading = thread_cpu_time();
         let next = source.next_frame();
         if matches!(next, Ok(Some(_))) {
             stats.decoded.fetch_add(1, Ordering::Relaxed);
-            stats.decode_us.fetch_add(reading.elapsed().as_micros() as u64, Ordering::Relaxed);
+            stats.decode_us.fetch_add(thread_cpu_time().saturating_sub(reading).as_micros() as u64, Ordering::Relaxed);
         }
         let frame = match next {
             Ok(Some(frame)) => frame,

@@ -260,7 +260,13 @@ impl FrameSource for ImageSource {
 }
 
 /// How long a stream may take to open, and to deliver a frame once open.
-const STREAM_OPEN_TIMEOUT_MS: i32 = 10_000;
+/// OpenCV opens one stream at a time in a process (a lock around FFmpeg's open): a camera that
+/// accepts the connection and never answers holds every other board's reconnection for this
+/// long, so it is short.
+pub const STREAM_OPEN_TIMEOUT_MS: i32 = 5_000;
+/// How the error of a stream that connected but sent nothing in time begins.
+pub const STREAM_SILENT: &str = "cannot be opened: no answer within";
+static STREAM_OPENS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 const STREAM_READ_TIMEOUT_MS: i32 = 5_000;
 
 /// A video file or network stream through OpenCV (FFmpeg backend).
@@ -296,13 +302,17 @@ impl VideoSource {
             videoio::CAP_PROP_READ_TIMEOUT_MSEC,
             STREAM_READ_TIMEOUT_MS,
         ]);
+        // Taken here so that the time measured is the stream's own, not a wait for another
+        // board's open (OpenCV would serialise the opens anyway).
+        let _one_at_a_time = STREAM_OPENS.lock().unwrap_or_else(|e| e.into_inner());
+        let started = Instant::now();
         let cap =
             videoio::VideoCapture::from_file_with_params(url, videoio::CAP_FFMPEG, &params).map_err(|e| err(e.to_string()))?;
         if !cap.is_opened().unwrap_or(false) {
-            return Err(err(format!(
-                "cannot be opened within {} s (unreachable, not answering, or not a video stream)",
-                STREAM_OPEN_TIMEOUT_MS / 1000
-            )));
+            if started.elapsed().as_millis() as i32 >= STREAM_OPEN_TIMEOUT_MS * 9 / 10 {
+                return Err(err(format!("{STREAM_SILENT} {} s", STREAM_OPEN_TIMEOUT_MS / 1000)));
+            }
+            return Err(err("cannot be opened (unreachable, or not a video stream)".into()));
         }
         Self::from_capture(cap, url.to_string(), false)
     }

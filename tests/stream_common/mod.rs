@@ -63,12 +63,32 @@ pub struct StreamServer {
 impl StreamServer {
     /// Serve `video` from `from` seconds on at `http://127.0.0.1:PORT/`, scaled to `size` if
     /// given, `speed` times real time (1.0: as a camera).
-    pub fn start_at_speed(video: &Path, port: u16, format: Format, from: f64, size: Option<(u32, u32)>, speed: f64) -> StreamServer {
+    fn start_with(
+        video: &Path,
+        port: u16,
+        format: Format,
+        from: f64,
+        size: Option<(u32, u32)>,
+        speed: f64,
+        hold: Option<f64>,
+    ) -> StreamServer {
         let mut command = Command::new("ffmpeg");
         command.args(["-hide_banner", "-nostdin", "-loglevel", "error", "-readrate", &speed.to_string()]);
-        command.args(["-ss", &format!("{from:.2}")]).arg("-i").arg(video).arg("-an");
+        command.args(["-ss", &format!("{from:.2}")]);
+        if hold.is_some() {
+            command.args(["-t", "0.5"]);
+        }
+        command.arg("-i").arg(video).arg("-an");
+        let mut filters = Vec::new();
         if let Some((w, h)) = size {
-            command.args(["-vf", &format!("scale={w}:{h}")]);
+            filters.push(format!("scale={w}:{h}"));
+        }
+        if let Some(hold) = hold {
+            // The padding is made at once; `realtime` sends it at the camera's pace.
+            filters.push(format!("tpad=stop_mode=clone:stop_duration={hold},realtime"));
+        }
+        if !filters.is_empty() {
+            command.args(["-vf", &filters.join(",")]);
         }
         let url = match format {
             Format::MpegTs => {
@@ -101,12 +121,22 @@ impl StreamServer {
     }
 
     pub fn start(video: &Path, port: u16, format: Format, from: f64, size: Option<(u32, u32)>) -> StreamServer {
-        StreamServer::start_at_speed(video, port, format, from, size, 1.0)
+        StreamServer::start_with(video, port, format, from, size, 1.0, None)
     }
 
-    /// Wait until a client is being served (panics after `limit`).
-    pub fn wait_until_served(&self, limit: Duration) {
-        self.served.recv_timeout(limit).expect("nobody connected to the stream in time");
+    pub fn start_at_speed(video: &Path, port: u16, format: Format, from: f64, size: Option<(u32, u32)>, speed: f64) -> StreamServer {
+        StreamServer::start_with(video, port, format, from, size, speed, None)
+    }
+
+    /// Half a second of the recording from `at`, then its last frame for `hold` seconds: a
+    /// board nobody touches.
+    pub fn start_still(video: &Path, port: u16, format: Format, at: f64, hold: f64) -> StreamServer {
+        StreamServer::start_with(video, port, format, at, None, 1.0, Some(hold))
+    }
+
+    /// Wait until a client is being served; false after `limit`.
+    pub fn served_within(&self, limit: Duration) -> bool {
+        self.served.recv_timeout(limit).is_ok()
     }
 
     /// Stop sending (SIGSTOP) without closing the connection: a camera that hangs.

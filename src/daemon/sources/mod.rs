@@ -61,6 +61,11 @@ pub trait BoardSource: Send {
     /// The time (seconds, on the board's clock) of the last input recorded before a restart:
     /// a live source's clock goes on from there, so that the record's times never run backwards.
     fn resume_clock(&mut self, _t: f64) {}
+    /// The shortest pause before the next attempt after a failure, when the source needs one
+    /// beyond the backoff (a camera that never answered).
+    fn min_pause(&self) -> Option<std::time::Duration> {
+        None
+    }
     /// A camera or a stream: it never ends, it is reconnected.
     fn live(&self) -> bool {
         false

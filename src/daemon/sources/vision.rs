@@ -23,6 +23,13 @@ use crate::vision::source::{CameraId, CameraRequest, SourceSpec};
 const STALL_LIMIT: Duration = Duration::from_secs(5);
 /// How long opening a camera or a stream may take before it counts as failed.
 const OPEN_LIMIT: Duration = Duration::from_secs(30);
+/// A stream that did not answer within its open timeout is tried again after at least this
+/// long: OpenCV opens one stream at a time, and a dead camera must not keep the other boards'
+/// cameras from reconnecting (it holds them at most a fifth of the time).
+const SILENT_PAUSE: Duration = Duration::from_secs(20);
+/// Frames dropped in the first moments after opening are the stream's start-up burst (what
+/// was buffered while it was probed), not a board falling behind.
+const START_BURST: Duration = Duration::from_secs(2);
 
 pub struct VisionSource {
     board: String,
@@ -36,6 +43,9 @@ pub struct VisionSource {
     clock_base: f64,
     /// What the current capture had counted at the last item (decoded, decode time, dropped).
     counted: (u64, u64, u64),
+    opened_at: Instant,
+    /// Set when the last attempt ran into the open timeout (see `SILENT_PAUSE`).
+    silent: bool,
     /// Frames of a video file already recorded before a restart.
     skip_through: u64,
     describe: String,
@@ -73,6 +83,8 @@ impl VisionSource {
             clock_start: Instant::now(),
             clock_base: 0.0,
             counted: (0, 0, 0),
+            opened_at: Instant::now(),
+            silent: false,
             skip_through: 0,
         }
     }
@@ -88,6 +100,7 @@ impl VisionSource {
         let (decoded, micros, dropped) =
             (now.0.saturating_sub(self.counted.0), now.1.saturating_sub(self.counted.1), now.2.saturating_sub(self.counted.2));
         self.counted = now;
+        let dropped = if self.opened_at.elapsed() < START_BURST { 0 } else { dropped };
         (dropped, (decoded > 0).then(|| Duration::from_micros(micros / decoded)))
     }
 }
@@ -108,7 +121,9 @@ impl BoardSource for VisionSource {
             Ok(_) => Err("the capture thread said nothing".into()),
             Err(_) => Err(format!("not open after {} s", OPEN_LIMIT.as_secs())),
         };
+        self.silent = opened.as_ref().is_err_and(|e| e.contains(crate::vision::source::STREAM_SILENT));
         let described = opened.map_err(anyhow::Error::msg)?;
+        self.opened_at = Instant::now();
         tracing::info!(board = %self.board, "capturing from {described}");
         self.last_frame = Instant::now();
         self.counted = (0, 0, 0);
@@ -132,6 +147,10 @@ impl BoardSource for VisionSource {
 
     fn live(&self) -> bool {
         self.live
+    }
+
+    fn min_pause(&self) -> Option<Duration> {
+        self.silent.then_some(SILENT_PAUSE)
     }
 
     fn next(&mut self, stop: &StopSignal) -> anyhow::Result<Option<SourceItem>> {

@@ -158,3 +158,73 @@ impl Drop for StreamServer {
         let _ = self.child.wait();
     }
 }
+
+/// Debian's `rtsp-server-perl` (an RTSP server that cameras and ffmpeg push to, and clients read
+/// from, RTP over UDP only); killed when dropped. `None`, with a note, where it is not installed.
+pub struct RtspServer {
+    child: Child,
+    /// Where a client reads, and where a pusher sends.
+    pub client_port: u16,
+    pub source_port: u16,
+}
+
+impl RtspServer {
+    pub fn start() -> Option<RtspServer> {
+        let (client_port, source_port) = (free_port(), free_port());
+        // Its RTP ports: a range of its own per test run.
+        let rtp = 20_000 + (std::process::id() % 2_000) * 16;
+        let child = Command::new("rtsp-server-perl")
+            .args(["--clientport", &client_port.to_string(), "--serverport", &source_port.to_string()])
+            .args(["--client_listen_address", "127.0.0.1", "--source_listen_address", "127.0.0.1"])
+            .args(["--rtp_start_port", &rtp.to_string(), "--loglevel", "1"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+        let Ok(child) = child else {
+            eprintln!("note: rtsp-server-perl not found (apt-get install rtsp-server-perl); RTSP test skipped");
+            return None;
+        };
+        let server = RtspServer { child, client_port, source_port };
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", source_port)).is_err() {
+            assert!(std::time::Instant::now() < deadline, "rtsp-server-perl did not start listening");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Some(server)
+    }
+}
+
+impl Drop for RtspServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// ffmpeg pushing a recording to an RTSP server in real time from `from` seconds (H.264, a key
+/// frame a second, as a camera would); killed when dropped.
+pub struct RtspPush {
+    child: Child,
+}
+
+impl RtspPush {
+    pub fn start(video: &Path, url: &str, from: f64) -> RtspPush {
+        let child = Command::new("ffmpeg")
+            .args(["-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-ss", &format!("{from:.2}"), "-i"])
+            .arg(video)
+            .args(["-an", "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "10"])
+            .args(["-f", "rtsp", "-rtsp_transport", "udp", url])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("ffmpeg starts");
+        RtspPush { child }
+    }
+}
+
+impl Drop for RtspPush {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

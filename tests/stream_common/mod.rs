@@ -170,7 +170,11 @@ pub struct RtspServer {
 
 impl RtspServer {
     pub fn start() -> Option<RtspServer> {
-        let (client_port, source_port) = (free_port(), free_port());
+        RtspServer::start_on(free_port(), free_port())
+    }
+
+    /// On given ports.
+    pub fn start_on(client_port: u16, source_port: u16) -> Option<RtspServer> {
         // Its RTP ports: a range of its own per test run.
         let rtp = 20_000 + (std::process::id() % 2_000) * 16;
         let child = Command::new("rtsp-server-perl")
@@ -209,9 +213,21 @@ pub struct RtspPush {
 
 impl RtspPush {
     pub fn start(video: &Path, url: &str, from: f64) -> RtspPush {
-        let child = Command::new("ffmpeg")
-            .args(["-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-ss", &format!("{from:.2}"), "-i"])
-            .arg(video)
+        RtspPush::push(video, url, from, None)
+    }
+
+    /// From the start, its first frame held for `hold` seconds first.
+    pub fn start_held(video: &Path, url: &str, hold: f64) -> RtspPush {
+        RtspPush::push(video, url, 0.0, Some(hold))
+    }
+
+    fn push(video: &Path, url: &str, from: f64, hold: Option<f64>) -> RtspPush {
+        let mut command = Command::new("ffmpeg");
+        command.args(["-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-ss", &format!("{from:.2}"), "-i"]).arg(video);
+        if let Some(hold) = hold {
+            command.args(["-vf", &format!("tpad=start_mode=clone:start_duration={hold}")]);
+        }
+        let child = command
             .args(["-an", "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "10"])
             .args(["-f", "rtsp", "-rtsp_transport", "udp", url])
             .stdout(Stdio::null())

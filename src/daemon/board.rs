@@ -1015,6 +1015,44 @@ mod tests {
         assert!(std::fs::read_to_string(dir.join("game.pdn")).unwrap().contains("1. 9-13 *"));
     }
 
+    /// Back after the camera was away for six plies (more than the tracker infers): no move is
+    /// guessed, the board holds once the board has stayed `error_after` seconds, and the operator
+    /// is told what to do; up to four plies are recovered (marked inferred).
+    #[test]
+    fn a_board_more_than_four_plies_on_waits_for_the_operator() {
+        use crate::draughts::game::replay;
+        use crate::draughts::pdn::{read_games, ReadMode};
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/samples/games/acf_sample.pdn")).unwrap();
+        let game = replay(&read_games(&text, ReadMode::Lenient).unwrap()[0], crate::draughts::Variant::English).unwrap();
+        let rules = crate::draughts::Variant::English.rules();
+        let seen = |pos: &crate::draughts::position::Position, t: f64| {
+            let mut obs = Observation::of_position(pos, 0, &rules);
+            obs.t = Some(t);
+            Input::Observation(Box::new(obs))
+        };
+        let english = BoardConfig { variant: crate::draughts::Variant::English, ..config() };
+        for (missed, recovered) in [(4, true), (6, false)] {
+            let dir = folder(&format!("away-{missed}")).join("t");
+            let board = Board::open(english.clone(), dir.parent().unwrap(), Hub::new(16));
+            board.feed(seen(&game.start, 0.0), None);
+            board.feed(seen(&game.plies[0].after, 1.0), None);
+            // The camera away; back showing the board `missed` plies later, still for 5 s.
+            for t in [20.0, 21.0, 22.5, 24.0, 25.0] {
+                board.feed(seen(&game.plies[missed].after, t), None);
+            }
+            let view = board.shown(0).1;
+            if recovered {
+                assert_eq!(view.moves.len(), missed + 1, "{view:?}");
+                assert_eq!(view.inferred, (1..missed).collect::<Vec<_>>());
+                assert!(!view.holding && view.waiting.is_none());
+            } else {
+                assert_eq!(view.moves.len(), 1, "nothing guessed: {view:?}");
+                assert!(view.holding, "{view:?}");
+                assert!(view.waiting.is_some_and(|w| w.contains("operator") && w.contains("four plies")), "{view:?}");
+            }
+        }
+    }
+
     #[test]
     fn a_second_daemon_cannot_record_the_same_board() {
         let dir = folder("lock").join("t");

@@ -3,7 +3,7 @@
 
 SHARED ?= ../shared
 CARGO ?= cargo
-APT_PACKAGES = pkg-config clang libclang-dev libopencv-dev ffmpeg chromium mosquitto openssl
+APT_PACKAGES = pkg-config clang libclang-dev libopencv-dev ffmpeg chromium mosquitto openssl rtsp-server-perl
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN = target/release/boardwatch
 

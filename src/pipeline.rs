@@ -57,6 +57,10 @@ pub struct Step {
     pub frame: FrameResult,
     /// Tracker events caused by this frame (empty for most frames), already recorded.
     pub events: Vec<Event>,
+    /// CPU time the vision took on the frame, and the tracker with its records when the frame
+    /// handed a still board on (where a board's time goes).
+    pub vision: std::time::Duration,
+    pub record: Option<std::time::Duration>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -108,16 +112,22 @@ impl BoardPipeline {
     /// after it; `None` for a camera, which has no past). Positions the tracker accepts teach the
     /// watcher the session's colours.
     pub fn process(&mut self, image: &Frame, cursor: Option<u64>, recorder: &mut Recorder) -> Result<Step, PipelineError> {
+        let started = vision::capture::thread_cpu_time();
         let frame = self.watcher.process(&image.image, image.t)?;
+        let vision = vision::capture::thread_cpu_time().saturating_sub(started);
         let mut events = Vec::new();
+        let mut record = None;
         if let Some(view) = frame.view.as_ref().filter(|v| v.stable) {
             if self.should_feed(view, recorder.tracker()) {
+                let cpu = vision::capture::thread_cpu_time();
                 let observation = observation_from_view(view, recorder.tracker().rules());
                 self.pending = Some(Pending { input: Input::Observation(Box::new(observation)), cursor, view: (view.grid, view.t) });
                 match self.retry_pending(recorder) {
                     Ok(new_events) => events = new_events,
                     Err(e) => return Err(PipelineError::Record(e, Box::new(frame))),
                 }
+                // CPU time, the log's sync excluded (waiting for the disk uses no core).
+                record = Some(vision::capture::thread_cpu_time().saturating_sub(cpu));
             }
         } else if let Some(view) = frame.view.as_ref().filter(|v| frame.read && self.should_glimpse(v)) {
             // A board read before it was still: with quick hands it may never be still, and
@@ -129,7 +139,7 @@ impl BoardPipeline {
                 tracing::warn!("a board seen on the way was not recorded: {e}");
             }
         }
-        Ok(Step { frame, events })
+        Ok(Step { frame, events, vision, record })
     }
 
     /// Whether a board read before it was still goes to the tracker as a glimpse: when it

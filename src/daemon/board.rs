@@ -102,6 +102,10 @@ pub struct GameView {
     pub to_move: Option<u8>,
     /// The tracker is holding after an error, waiting for the board to be put back.
     pub holding: bool,
+    /// What the operator is asked to do while the board holds (also after an outage of the
+    /// camera longer than the tracker can bridge).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<&'static str>,
     /// `strict` (the original program's referee) or `tolerant`.
     pub referee: &'static str,
     /// The PDN result once the game is over.
@@ -125,6 +129,12 @@ pub fn grid_of_fen(fen: &str, rules: &Rules) -> Option<[String; 8]> {
     Some(Observation::of_position(&pos, 0, rules).to_grid())
 }
 
+/// The operator's part when the record cannot go on by itself: a board no legal move (nor up to
+/// four plies, as after the camera was away) explains has stayed.
+const WAITING: &str = "Waiting for the operator: no legal move, nor up to four plies, leads from the last \
+recorded position to the board the camera shows (a misplaced piece, or more missed while the camera was away). \
+Put the pieces back as recorded, or set the board as it stands as a new start (set_start).";
+
 fn view_of(tracker: &Tracker) -> GameView {
     let rules = tracker.rules();
     let pos = tracker.position();
@@ -134,6 +144,7 @@ fn view_of(tracker: &Tracker) -> GameView {
         fen,
         to_move: pos.map(|p| player_number(p.to_move)),
         holding: tracker.is_holding(),
+        waiting: tracker.is_holding().then_some(WAITING),
         referee: if tracker.config().strict { "strict" } else { "tolerant" },
         result: tracker.record().and_then(|r| r.result).map(|r| r.pdn(tracker.config().variant).to_string()),
         moves: tracker.record().map(|r| r.move_texts()).unwrap_or_default(),
@@ -155,15 +166,55 @@ struct Health {
     error: Option<String>,
     retry_in: Option<Duration>,
     failures: u32,
+    /// The last failure, kept while the source is being reopened (`error` is cleared while an
+    /// attempt is under way), and since when the source has delivered nothing.
+    last_error: Option<String>,
+    down_since: Option<Instant>,
     frames: u64,
     recent_frames: VecDeque<Instant>,
     last_frame: Option<Instant>,
+    /// Frames a live source dropped because the board was still busy with an older one: in all,
+    /// and over the last `FPS_WINDOW`.
+    dropped: u64,
+    recent_dropped: VecDeque<(Instant, u64)>,
+    /// Whether the board is falling behind its camera (see `BEHIND_SHARE`).
+    behind: bool,
+    /// Where the board's time goes: decoding, the vision, the tracker with its records.
+    work: Work,
     warnings: u64,
     last_warning: Option<String>,
 }
 
+/// Time spent per stage over the frames of the run (mean per frame, in the API).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Work {
+    pub decode: Duration,
+    pub decoded: u64,
+    pub vision: Duration,
+    pub vision_frames: u64,
+    pub record: Duration,
+    pub record_steps: u64,
+}
+
+impl Work {
+    fn to_json(self) -> Value {
+        let mean = |total: Duration, n: u64| (n > 0).then(|| (total.as_secs_f64() * 1000.0 / n as f64 * 100.0).round() / 100.0);
+        json!({
+            "decode_ms": mean(self.decode, self.decoded),
+            "vision_ms": mean(self.vision, self.vision_frames),
+            "record_ms": mean(self.record, self.record_steps),
+            "record_steps": self.record_steps,
+            "cpu_ms": (self.decode + self.vision + self.record).as_millis() as u64,
+        })
+    }
+}
+
 /// The frame rate is measured over this window.
 const FPS_WINDOW: Duration = Duration::from_secs(3);
+
+/// A board that drops more than this share of its camera's frames over `FPS_WINDOW` cannot keep
+/// up: it says so (`behind`, and a warning) instead of falling behind in silence.
+const BEHIND_SHARE: f64 = 0.2;
 
 impl Health {
     fn new(source: String) -> Health {
@@ -173,35 +224,68 @@ impl Health {
             error: None,
             retry_in: None,
             failures: 0,
+            last_error: None,
+            down_since: None,
             frames: 0,
             recent_frames: VecDeque::new(),
             last_frame: None,
+            dropped: 0,
+            recent_dropped: VecDeque::new(),
+            behind: false,
+            work: Work::default(),
             warnings: 0,
             last_warning: None,
         }
     }
 
-    fn count_item(&mut self, now: Instant) {
+    /// One item from the source, `dropped` frames dropped before it; whether the board has just
+    /// begun (`Some(true)`) or stopped (`Some(false)`) falling behind.
+    fn count_item(&mut self, now: Instant, dropped: u64) -> Option<bool> {
         self.frames += 1;
         self.last_frame = Some(now);
         self.recent_frames.push_back(now);
         while self.recent_frames.front().is_some_and(|t| now.duration_since(*t) > FPS_WINDOW) {
             self.recent_frames.pop_front();
         }
+        self.dropped += dropped;
+        if dropped > 0 {
+            self.recent_dropped.push_back((now, dropped));
+        }
+        while self.recent_dropped.front().is_some_and(|(t, _)| now.duration_since(*t) > FPS_WINDOW) {
+            self.recent_dropped.pop_front();
+        }
+        let lost: u64 = self.recent_dropped.iter().map(|(_, n)| n).sum();
+        let read = lost + self.recent_frames.len() as u64;
+        // Judged over a full window only: the first frames after a start say little.
+        let full = self.recent_frames.front().is_some_and(|t| now.duration_since(*t) >= FPS_WINDOW.mul_f64(0.9));
+        let behind = full && read > 0 && lost as f64 > BEHIND_SHARE * read as f64;
+        let behind = if full { behind } else { self.behind };
+        (behind != self.behind).then(|| {
+            self.behind = behind;
+            behind
+        })
     }
 
     fn to_json(&self) -> Value {
         let now = Instant::now();
         let recent = self.recent_frames.iter().filter(|t| now.duration_since(**t) <= FPS_WINDOW).count();
+        let recent_dropped: u64 =
+            self.recent_dropped.iter().filter(|(t, _)| now.duration_since(*t) <= FPS_WINDOW).map(|(_, n)| n).sum();
         json!({
             "source": self.source,
             "state": self.state,
             "error": self.error,
             "retry_in_ms": self.retry_in.map(|d| d.as_millis() as u64),
             "failures": self.failures,
+            "last_error": self.last_error,
+            "down_for_s": self.down_since.map(|t| (now.duration_since(t).as_secs_f64() * 10.0).round() / 10.0),
             "frames": self.frames,
             "fps": (recent as f64 / FPS_WINDOW.as_secs_f64() * 10.0).round() / 10.0,
             "last_frame_ms_ago": self.last_frame.map(|t| now.duration_since(t).as_millis() as u64),
+            "dropped": self.dropped,
+            "dropped_recent": recent_dropped,
+            "behind": self.behind,
+            "work": self.work.to_json(),
             "warnings": self.warnings,
             "last_warning": self.last_warning,
         })
@@ -375,6 +459,11 @@ impl Board {
         }
     }
 
+    /// The time of the last board state recorded (seconds on the board's clock), if any.
+    pub fn last_time(&self) -> Option<f64> {
+        lock(&self.recorder).as_ref()?.last_observation()?.t
+    }
+
     /// Make sure the files on disk are complete (they are after every step; this catches a PDN
     /// write that failed earlier).
     pub fn flush(&self) {
@@ -471,6 +560,7 @@ impl Board {
             Ok(step) => {
                 self.publish(recorder, step.events);
                 self.release_after_write(guard, timer);
+                self.count_work(step.vision, step.record);
                 return Some(step.frame);
             }
             Err(PipelineError::Vision(e)) => {
@@ -652,10 +742,10 @@ impl Board {
     pub fn set_state(&self, state: SourceState, error: Option<String>, retry_in: Option<Duration>) {
         let snapshot = {
             let mut health = lock(&self.health);
-            if state == SourceState::Retrying {
+            if matches!(state, SourceState::Retrying | SourceState::Reconnecting) {
                 health.failures += 1;
-            } else if state == SourceState::Running {
-                health.failures = 0;
+                health.last_error = error.clone();
+                health.down_since.get_or_insert_with(Instant::now);
             }
             health.state = state;
             health.error = error;
@@ -665,9 +755,48 @@ impl Board {
         self.hub.publish(HubMessage::Status { board: self.id().to_string(), source: snapshot });
     }
 
-    /// The source delivered something (for the frame rate).
-    pub fn count_item(&self) {
-        lock(&self.health).count_item(Instant::now());
+    /// The source delivered something (for the frame rate), `dropped` frames having been dropped
+    /// before it, the frame decoded in `decode`. A delivery ends an outage.
+    pub fn count_item(&self, dropped: u64, decode: Option<Duration>) {
+        let (changed, snapshot) = {
+            let mut health = lock(&self.health);
+            if health.down_since.take().is_some() || health.failures > 0 {
+                // Back: the attempts start counting again at the next outage.
+                health.failures = 0;
+                health.last_error = None;
+            }
+            if let Some(decode) = decode {
+                health.work.decode += decode;
+                health.work.decoded += 1 + dropped;
+            }
+            let changed = health.count_item(Instant::now(), dropped);
+            if changed == Some(true) {
+                tracing::warn!(
+                    board = %self.id(),
+                    "the board cannot keep up with its camera: {} frames dropped in the last {} s",
+                    health.recent_dropped.iter().map(|(_, n)| n).sum::<u64>(),
+                    FPS_WINDOW.as_secs()
+                );
+                health.warnings += 1;
+                health.last_warning =
+                    Some("the board cannot keep up with its camera: frames are dropped (see `dropped`)".into());
+            }
+            (changed, changed.map(|_| health.to_json()))
+        };
+        if let (Some(_), Some(source)) = (changed, snapshot) {
+            self.hub.publish(HubMessage::Status { board: self.id().to_string(), source });
+        }
+    }
+
+    /// Time the vision and the tracker (with its records) took for one frame.
+    fn count_work(&self, vision: Duration, record: Option<Duration>) {
+        let mut health = lock(&self.health);
+        health.work.vision += vision;
+        health.work.vision_frames += 1;
+        if let Some(record) = record {
+            health.work.record += record;
+            health.work.record_steps += 1;
+        }
     }
 
     pub fn set_picture(&self, picture: Picture) {
@@ -884,6 +1013,44 @@ mod tests {
         let again = board.shown(0).1;
         assert_eq!((again.fen, again.moves), (game.fen, game.moves));
         assert!(std::fs::read_to_string(dir.join("game.pdn")).unwrap().contains("1. 9-13 *"));
+    }
+
+    /// Back after the camera was away for six plies (more than the tracker infers): no move is
+    /// guessed, the board holds once the board has stayed `error_after` seconds, and the operator
+    /// is told what to do; up to four plies are recovered (marked inferred).
+    #[test]
+    fn a_board_more_than_four_plies_on_waits_for_the_operator() {
+        use crate::draughts::game::replay;
+        use crate::draughts::pdn::{read_games, ReadMode};
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/samples/games/acf_sample.pdn")).unwrap();
+        let game = replay(&read_games(&text, ReadMode::Lenient).unwrap()[0], crate::draughts::Variant::English).unwrap();
+        let rules = crate::draughts::Variant::English.rules();
+        let seen = |pos: &crate::draughts::position::Position, t: f64| {
+            let mut obs = Observation::of_position(pos, 0, &rules);
+            obs.t = Some(t);
+            Input::Observation(Box::new(obs))
+        };
+        let english = BoardConfig { variant: crate::draughts::Variant::English, ..config() };
+        for (missed, recovered) in [(4, true), (6, false)] {
+            let dir = folder(&format!("away-{missed}")).join("t");
+            let board = Board::open(english.clone(), dir.parent().unwrap(), Hub::new(16));
+            board.feed(seen(&game.start, 0.0), None);
+            board.feed(seen(&game.plies[0].after, 1.0), None);
+            // The camera away; back showing the board `missed` plies later, still for 5 s.
+            for t in [20.0, 21.0, 22.5, 24.0, 25.0] {
+                board.feed(seen(&game.plies[missed].after, t), None);
+            }
+            let view = board.shown(0).1;
+            if recovered {
+                assert_eq!(view.moves.len(), missed + 1, "{view:?}");
+                assert_eq!(view.inferred, (1..missed).collect::<Vec<_>>());
+                assert!(!view.holding && view.waiting.is_none());
+            } else {
+                assert_eq!(view.moves.len(), 1, "nothing guessed: {view:?}");
+                assert!(view.holding, "{view:?}");
+                assert!(view.waiting.is_some_and(|w| w.contains("operator") && w.contains("four plies")), "{view:?}");
+            }
+        }
     }
 
     #[test]

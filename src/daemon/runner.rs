@@ -39,6 +39,9 @@ pub fn start(board: &Arc<Board>, retry: RetryConfig) -> Option<JoinHandle<()>> {
         if let Some(cursor) = cursor {
             source.resume_after(cursor);
         }
+        if let Some(t) = runner.board.last_time() {
+            source.resume_clock(t);
+        }
         let stop = runner.board.stop.clone();
         supervise(source.as_mut(), retry, &stop, &mut runner);
     });
@@ -126,7 +129,7 @@ impl SourceSink for BoardRunner {
     }
 
     fn item(&mut self, item: SourceItem) {
-        self.board.count_item();
+        self.board.count_item(item.dropped, item.decode);
         if let Some(picture) = item.picture {
             self.board.set_picture(picture);
         }

@@ -44,6 +44,9 @@ pub enum SourceState {
     Running,
     /// Failed; the next attempt comes after a pause.
     Retrying,
+    /// A camera or stream that delivered and then failed, ended or stalled: reconnected after a
+    /// pause, for ever (one that never delivered is `Retrying`).
+    Reconnecting,
     /// A finite source (a file) was read to its end.
     Ended,
     /// The daemon is shutting down, or the board could not start.
@@ -69,6 +72,7 @@ pub trait SourceSink {
 pub fn supervise(source: &mut dyn BoardSource, retry: RetryConfig, stop: &StopSignal, sink: &mut dyn SourceSink) {
     let mut backoff = Backoff::new(retry);
     let what = source.describe();
+    let mut delivered = false;
     while !stop.is_stopped() {
         sink.state(SourceState::Starting, None, None);
         let failure = match sink.prepare().and_then(|()| source.open()) {
@@ -76,7 +80,7 @@ pub fn supervise(source: &mut dyn BoardSource, retry: RetryConfig, stop: &StopSi
             Ok(()) => {
                 tracing::info!(source = %what, "source open");
                 sink.state(SourceState::Running, None, None);
-                match read_until_failure(source, stop, sink, &mut backoff) {
+                match read_until_failure(source, stop, sink, &mut backoff, &mut delivered) {
                     Ok(Finished::Ended) => {
                         tracing::info!(source = %what, "source ended");
                         sink.state(SourceState::Ended, None, None);
@@ -90,9 +94,10 @@ pub fn supervise(source: &mut dyn BoardSource, retry: RetryConfig, stop: &StopSi
         if stop.is_stopped() {
             break;
         }
-        let pause = backoff.next_pause();
+        let pause = backoff.next_pause().max(source.min_pause().unwrap_or_default());
         tracing::warn!(source = %what, "{failure}; trying again in {:.1} s", pause.as_secs_f64());
-        sink.state(SourceState::Retrying, Some(failure), Some(pause));
+        let state = if source.live() && delivered { SourceState::Reconnecting } else { SourceState::Retrying };
+        sink.state(state, Some(failure), Some(pause));
         if stop.sleep(pause) {
             break;
         }
@@ -110,6 +115,7 @@ fn read_until_failure(
     stop: &StopSignal,
     sink: &mut dyn SourceSink,
     backoff: &mut Backoff,
+    delivered: &mut bool,
 ) -> Result<Finished, String> {
     loop {
         if stop.is_stopped() {
@@ -118,6 +124,7 @@ fn read_until_failure(
         match source.next(stop) {
             Ok(Some(item)) => {
                 backoff.reset();
+                *delivered = true;
                 for warning in &item.warnings {
                     sink.warning(warning.clone());
                 }
@@ -184,6 +191,63 @@ mod tests {
         fn warning(&mut self, message: String) {
             self.0.push(format!("warning {message}"));
         }
+    }
+
+    /// A live source that fails to open once, then ends after one item each time: it is
+    /// retried, then reconnected, never `Ended`.
+    struct Camera {
+        opens: u32,
+        delivered: bool,
+    }
+
+    impl BoardSource for Camera {
+        fn describe(&self) -> String {
+            "camera".into()
+        }
+        fn open(&mut self) -> anyhow::Result<()> {
+            self.opens += 1;
+            self.delivered = false;
+            if self.opens == 1 {
+                anyhow::bail!("not there")
+            }
+            Ok(())
+        }
+        fn live(&self) -> bool {
+            true
+        }
+        fn next(&mut self, stop: &StopSignal) -> anyhow::Result<Option<SourceItem>> {
+            if !self.delivered {
+                self.delivered = true;
+                return Ok(Some(SourceItem::default()));
+            }
+            if self.opens >= 3 {
+                stop.stop();
+            }
+            anyhow::bail!("the stream ended")
+        }
+    }
+
+    #[test]
+    fn a_live_source_is_reconnected_and_never_ends() {
+        let mut source = Camera { opens: 0, delivered: false };
+        let mut sink = Calls::default();
+        let retry = RetryConfig { initial: Duration::from_millis(1), max: Duration::from_millis(4) };
+        supervise(&mut source, retry, &StopSignal::new(), &mut sink);
+        assert_eq!(
+            sink.0,
+            [
+                "Starting",
+                "Retrying: not there in 1ms",
+                "Starting",
+                "Running",
+                "item",
+                "Reconnecting: the stream ended in 1ms",
+                "Starting",
+                "Running",
+                "item",
+                "Stopped"
+            ]
+        );
     }
 
     #[test]

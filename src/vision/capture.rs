@@ -8,7 +8,7 @@
 //!
 //! `boardwatch replay` and the daemon's vision sources both capture through it.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -41,11 +41,39 @@ pub enum Captured {
     Failed(String),
 }
 
+/// What the capture thread counts, read while it runs: the work of decoding, and the frames a
+/// live source dropped because the reader was still busy with an older one (a board whose
+/// vision cannot keep up with its camera must say so, not fall behind in silence).
+#[derive(Default, Debug)]
+pub struct CaptureStats {
+    /// Frames read from the source (handed on or dropped).
+    pub decoded: AtomicU64,
+    /// CPU time the capture thread spent reading and decoding them, in microseconds (decoder
+    /// threads of FFmpeg's own are not counted).
+    pub decode_us: AtomicU64,
+    /// Frames of a live source dropped, a newer one replacing them.
+    pub dropped: AtomicU64,
+}
+
+/// CPU time the calling thread has used: what decoding or the vision costs, without the time a
+/// live stream's read waits for its next frame or the thread waits for a core.
+pub fn thread_cpu_time() -> Duration {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid timespec for the call to fill.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0;
+    if ok {
+        Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+    } else {
+        Duration::ZERO
+    }
+}
+
 /// A running capture thread; dropping it stops the thread.
 pub struct Capture {
     frames: Receiver<Captured>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
+    stats: Arc<CaptureStats>,
 }
 
 impl Capture {
@@ -59,8 +87,16 @@ impl Capture {
         let (sender, frames) = mpsc::sync_channel(if policy == Policy::Live { 1 } else { FILE_QUEUE });
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
-        let thread = std::thread::Builder::new().name(name.into()).spawn(move || capture(open, policy, sender, flag))?;
-        Ok(Capture { frames, stop, thread: Some(thread) })
+        let stats = Arc::new(CaptureStats::default());
+        let counts = Arc::clone(&stats);
+        let thread =
+            std::thread::Builder::new().name(name.into()).spawn(move || capture(open, policy, sender, flag, &counts))?;
+        Ok(Capture { frames, stop, thread: Some(thread), stats })
+    }
+
+    /// What the thread has counted so far.
+    pub fn stats(&self) -> &CaptureStats {
+        &self.stats
     }
 
     /// The next message, waiting up to `limit`.
@@ -89,7 +125,7 @@ impl Drop for Capture {
 }
 
 /// The capture thread: open the source, then hand on frames until the end, a failure or stop.
-fn capture<F, E>(open: F, policy: Policy, sender: SyncSender<Captured>, stop: Arc<AtomicBool>)
+fn capture<F, E>(open: F, policy: Policy, sender: SyncSender<Captured>, stop: Arc<AtomicBool>, stats: &CaptureStats)
 where
     F: FnOnce() -> std::result::Result<Box<dyn FrameSource>, E>,
     E: std::fmt::Display,
@@ -107,7 +143,13 @@ where
     // When the first frame handed on was read, and its time stamp.
     let mut clock: Option<(Instant, f64)> = None;
     while !stop.load(Ordering::Relaxed) {
-        let frame = match source.next_frame() {
+        let reading = thread_cpu_time();
+        let next = source.next_frame();
+        if matches!(next, Ok(Some(_))) {
+            stats.decoded.fetch_add(1, Ordering::Relaxed);
+            stats.decode_us.fetch_add(thread_cpu_time().saturating_sub(reading).as_micros() as u64, Ordering::Relaxed);
+        }
+        let frame = match next {
             Ok(Some(frame)) => frame,
             Ok(None) => {
                 let _ = sender.send(Captured::End);
@@ -135,7 +177,10 @@ where
             match sender.try_send(message) {
                 Ok(()) => break,
                 // Live: the recogniser is behind; this frame is dropped, the next one is newer.
-                Err(TrySendError::Full(_)) if policy == Policy::Live => break,
+                Err(TrySendError::Full(_)) if policy == Policy::Live => {
+                    stats.dropped.fetch_add(1, Ordering::Relaxed);
+                    break;
+                }
                 Err(TrySendError::Full(m)) => {
                     if stop.load(Ordering::Relaxed) {
                         return;
@@ -207,6 +252,9 @@ mod tests {
         let capture = Capture::start("t", Policy::Live, open).unwrap();
         let seen = indices(&capture, Duration::from_millis(10));
         assert!(seen.len() < 30 && seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
+        let stats = capture.stats();
+        assert_eq!(stats.decoded.load(Ordering::Relaxed), 40);
+        assert_eq!(stats.dropped.load(Ordering::Relaxed) + seen.len() as u64, 40, "every frame not seen is counted as dropped");
     }
 
     #[test]

@@ -259,6 +259,16 @@ impl FrameSource for ImageSource {
     }
 }
 
+/// How long a stream may take to open, and to deliver a frame once open.
+/// OpenCV opens one stream at a time in a process (a lock around FFmpeg's open): a camera that
+/// accepts the connection and never answers holds every other board's reconnection for this
+/// long, so it is short.
+pub const STREAM_OPEN_TIMEOUT_MS: i32 = 5_000;
+/// How the error of a stream that connected but sent nothing in time begins.
+pub const STREAM_SILENT: &str = "cannot be opened: no answer within";
+static STREAM_OPENS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+const STREAM_READ_TIMEOUT_MS: i32 = 5_000;
+
 /// A video file or network stream through OpenCV (FFmpeg backend).
 pub struct VideoSource {
     cap: videoio::VideoCapture,
@@ -284,8 +294,24 @@ impl VideoSource {
 
     pub fn open_stream(url: &str) -> Result<Self> {
         let err = |why: String| SourceError::Stream { url: url.to_string(), why };
-        let cap = videoio::VideoCapture::from_file(url, videoio::CAP_FFMPEG).map_err(|e| err(e.to_string()))?;
+        // A stream that answers nothing fails in bounded time (FFmpeg's own default is 30 s),
+        // so that a dead camera is reported and retried instead of hanging its board.
+        let params = opencv::core::Vector::<i32>::from_slice(&[
+            videoio::CAP_PROP_OPEN_TIMEOUT_MSEC,
+            STREAM_OPEN_TIMEOUT_MS,
+            videoio::CAP_PROP_READ_TIMEOUT_MSEC,
+            STREAM_READ_TIMEOUT_MS,
+        ]);
+        // Taken here so that the time measured is the stream's own, not a wait for another
+        // board's open (OpenCV would serialise the opens anyway).
+        let _one_at_a_time = STREAM_OPENS.lock().unwrap_or_else(|e| e.into_inner());
+        let started = Instant::now();
+        let cap =
+            videoio::VideoCapture::from_file_with_params(url, videoio::CAP_FFMPEG, &params).map_err(|e| err(e.to_string()))?;
         if !cap.is_opened().unwrap_or(false) {
+            if started.elapsed().as_millis() as i32 >= STREAM_OPEN_TIMEOUT_MS * 9 / 10 {
+                return Err(err(format!("{STREAM_SILENT} {} s", STREAM_OPEN_TIMEOUT_MS / 1000)));
+            }
             return Err(err("cannot be opened (unreachable, or not a video stream)".into()));
         }
         Self::from_capture(cap, url.to_string(), false)
@@ -311,8 +337,13 @@ impl VideoSource {
 impl FrameSource for VideoSource {
     fn next_frame(&mut self) -> Result<Option<Frame>> {
         let mut image = Mat::default();
+        let reading = Instant::now();
         let ok = self.cap.read(&mut image).map_err(|e| self.error(e.to_string()))?;
         if !ok || image.empty() {
+            // A stream that sends nothing is cut off by the read timeout: a stall, not an end.
+            if !self.is_file && reading.elapsed().as_millis() as i32 >= STREAM_READ_TIMEOUT_MS * 9 / 10 {
+                return Err(self.error(format!("no frame for {} s (the stream stalled)", STREAM_READ_TIMEOUT_MS / 1000)));
+            }
             if self.index == 0 {
                 return Err(self.error("no frame could be decoded".into()));
             }

@@ -41,6 +41,11 @@ pub struct SourceItem {
     pub picture: Option<Picture>,
     /// Problems that do not stop the source (a malformed line).
     pub warnings: Vec<String>,
+    /// Frames of a live source dropped since the last item because the board was still busy
+    /// with an older one.
+    pub dropped: u64,
+    /// Time spent decoding this frame (on average, with the frames dropped since the last one).
+    pub decode: Option<std::time::Duration>,
 }
 
 /// A board's source of observations. Implementations block in `next` (a camera waits for its
@@ -53,6 +58,18 @@ pub trait BoardSource: Send {
     /// Continue after `cursor` (from the event log) instead of from the start. Live sources have
     /// no past to skip and ignore it.
     fn resume_after(&mut self, _cursor: u64) {}
+    /// The time (seconds, on the board's clock) of the last input recorded before a restart:
+    /// a live source's clock goes on from there, so that the record's times never run backwards.
+    fn resume_clock(&mut self, _t: f64) {}
+    /// The shortest pause before the next attempt after a failure, when the source needs one
+    /// beyond the backoff (a camera that never answered).
+    fn min_pause(&self) -> Option<std::time::Duration> {
+        None
+    }
+    /// A camera or a stream: it never ends, it is reconnected.
+    fn live(&self) -> bool {
+        false
+    }
     /// The next item; `Ok(None)` when a finite source has ended (or `stop` was raised); an error
     /// when the device failed (the supervisor reopens it after a pause).
     fn next(&mut self, stop: &StopSignal) -> anyhow::Result<Option<SourceItem>>;

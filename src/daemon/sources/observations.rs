@@ -108,7 +108,7 @@ impl BoardSource for ObservationFile {
                     picture: board_diagram_jpeg(&obs.to_grid()).ok().map(Picture::from),
                     input: Some(SourceInput::Tracker(Input::Observation(obs))),
                     cursor,
-                    warnings: Vec::new(),
+                    ..SourceItem::default()
                 },
                 Ok(command @ Input::Command(_)) => {
                     SourceItem { input: Some(SourceInput::Tracker(command)), cursor, ..SourceItem::default() }

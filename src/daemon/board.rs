@@ -77,7 +77,8 @@ fn open_records(config: &BoardConfig, dir: &Path) -> Result<(Recorder, Vec<Event
     let lock = File::create(&lock_path).map_err(|e| format!("{}: {e}", lock_path.display()))?;
     lock.try_lock().map_err(|_| format!("{}: another boardwatch is recording this board", dir.display()))?;
     let tracker = TrackerConfig { strict: config.strict, error_after: config.error_after, ..TrackerConfig::new(config.variant, config.kings) };
-    let pdn = PdnFiles::new(dir, crate::publish::records::board_tags(&config.id, &config.tags));
+    // A board's games carry the day they were played (from the log: the same after a restart).
+    let pdn = PdnFiles::new(dir, crate::publish::records::board_tags(&config.id, &config.tags)).dating_games();
     let (mut recorder, mut published) =
         Recorder::open(tracker, Some(&dir.join("events.jsonl")), pdn).map_err(|e| e.to_string())?;
     if published.is_empty() && recorder.tracker().position().is_none() {

@@ -114,7 +114,8 @@ pub struct BoardConfig {
     pub palette: Option<String>,
     /// Who reads the playing squares: the colours or the learnt square model.
     pub squares: SquareReader,
-    /// PDN tags written with every game of the board, in the order given.
+    /// PDN tags written with every game of the board, in the order given (without `Date`, each
+    /// game gets the UTC day its first observation was logged).
     pub tags: Vec<(String, String)>,
 }
 

@@ -6,11 +6,12 @@
 //!
 //! `boardwatch replay` and the daemon both record through it: the same log format, the same PDN.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::eventlog::{EventLog, EventLogError};
-use super::records::{now_seconds, InputOrigin, LogRecord, PdnFiles};
-use crate::tracker::{Event, Input, Observation, Tracker, TrackerConfig};
+use super::records::{now_seconds, pdn_date, InputOrigin, LogRecord, PdnFiles};
+use crate::tracker::{Event, EventKind, Input, Observation, Tracker, TrackerConfig};
 
 /// Why an input was not taken.
 #[derive(Debug, thiserror::Error)]
@@ -42,6 +43,10 @@ pub struct Recorder {
     /// When the log's first record was written (seconds since 1970): names this log among the
     /// board's logs, since a log begun again (a wiped state folder) numbers its events from 1.
     started_at: Option<f64>,
+    /// Each game's PDN date, by its number among the board's games (from 0): the UTC day its
+    /// first observation was logged, from the log record's time, so a rebuild from the log gives
+    /// the same. Kept from the last finished game on (the earlier ones are written).
+    game_dates: BTreeMap<usize, String>,
 }
 
 /// Finished games a recorder's tracker keeps in memory: they are in `games.pdn` (appended when
@@ -77,6 +82,7 @@ impl Recorder {
             stale: false,
             pdn_behind: None,
             started_at: records.first().map(|r| r.at),
+            game_dates: BTreeMap::new(),
         };
         let where_ = recorder.log.as_ref().map(|l| l.path().display().to_string()).unwrap_or_default();
         let mut published = Vec::new();
@@ -103,6 +109,7 @@ impl Recorder {
                 );
             }
             recorder.note(&record.input, record.cursor);
+            let _ = recorder.note_date(record.at, &record.input, &replayed);
             // Games end one at a time: written (or found in `games.pdn`) before they leave memory.
             recorder.write_finished_games_or_note();
             published.extend(record.events);
@@ -119,11 +126,16 @@ impl Recorder {
     /// rebuilt from it, and the error is returned: the caller keeps the input and hands it again
     /// later, which gives the same events with the same numbers.
     pub fn step(&mut self, from: InputOrigin, cursor: Option<u64>, input: Input) -> Result<Vec<Event>, StepError> {
+        self.step_at(now_seconds(), from, cursor, input)
+    }
+
+    /// [`Recorder::step`] with the log record's time given (seconds since 1970).
+    pub fn step_at(&mut self, at: f64, from: InputOrigin, cursor: Option<u64>, input: Input) -> Result<Vec<Event>, StepError> {
         if self.stale {
             self.rebuild().map_err(|e| StepError::Log(format!("{e}; the tracker cannot be rebuilt from the log")))?;
         }
         let events = apply(&mut self.tracker, &input)?;
-        let record = LogRecord { at: now_seconds(), from, cursor, input, events };
+        let record = LogRecord { at, from, cursor, input, events };
         if let Some(log) = self.log.as_mut() {
             if let Err(e) = log.append(&record) {
                 // The tracker has moved on but the disk has not: undo by rebuilding it from the log.
@@ -136,7 +148,8 @@ impl Recorder {
             self.started_at.get_or_insert(record.at);
         }
         self.note(&record.input, cursor);
-        if !record.events.is_empty() || self.pdn_behind.is_some() {
+        let dated = self.note_date(record.at, &record.input, &record.events);
+        if !record.events.is_empty() || dated || self.pdn_behind.is_some() {
             // The log holds the step: a PDN file that cannot be written is caught up later.
             let _ = self.flush();
         }
@@ -154,6 +167,25 @@ impl Recorder {
         }
     }
 
+    /// A logged input's part in the games' dates: a game started (`Init`) has no date yet, and
+    /// the first observation logged while a game is on dates it. True if it did (the PDN
+    /// changes).
+    fn note_date(&mut self, at: f64, input: &Input, events: &[Event]) -> bool {
+        // The current game's number: the finished games before it.
+        let number = self.tracker.finished_count();
+        if events.iter().any(|e| e.kind == EventKind::Init) {
+            // A game that ended without a move is not kept, and the new one takes its number.
+            self.game_dates.remove(&number);
+        }
+        if matches!(input, Input::Observation(_)) && self.tracker.record().is_some() && !self.game_dates.contains_key(&number) {
+            if let Some(date) = pdn_date(at) {
+                self.game_dates.insert(number, date);
+                return true;
+            }
+        }
+        false
+    }
+
     /// Rebuild the tracker from the log on disk (after a failed append, which left the log at
     /// its last synced record).
     fn rebuild(&mut self) -> Result<(), EventLogError> {
@@ -164,9 +196,11 @@ impl Recorder {
         self.tracker = Tracker::new(self.config).keeping_games(KEPT_GAMES);
         self.last_observation = None;
         self.cursor = None;
+        self.game_dates.clear();
         for record in &records {
-            let _ = apply(&mut self.tracker, &record.input);
+            let events = apply(&mut self.tracker, &record.input).unwrap_or_default();
             self.note(&record.input, record.cursor);
+            let _ = self.note_date(record.at, &record.input, &events);
             // Only what a failed write left out is written (the rest is already in the file).
             let _ = self.write_finished_games();
         }
@@ -179,9 +213,13 @@ impl Recorder {
     /// are kept).
     fn write_finished_games(&mut self) -> std::io::Result<bool> {
         while self.pdn.finished_games() < self.tracker.finished_count() {
-            let Some(game) = self.tracker.finished_game(self.pdn.finished_games()) else { return Ok(false) };
-            self.pdn.add_finished(game)?;
+            let number = self.pdn.finished_games();
+            let Some(game) = self.tracker.finished_game(number) else { return Ok(false) };
+            self.pdn.add_finished(game, self.game_dates.get(&number).map(String::as_str))?;
         }
+        // Written games need no date any more, but the last one: `game.pdn` may show it.
+        let keep_from = self.pdn.finished_games().saturating_sub(1);
+        self.game_dates = self.game_dates.split_off(&keep_from);
         Ok(true)
     }
 
@@ -223,8 +261,11 @@ impl Recorder {
                 return Err(std::io::Error::other("games.pdn could not be caught up from the log"));
             }
         }
-        let current = self.tracker.record();
-        let last_finished = self.tracker.finished_count().checked_sub(1).and_then(|i| self.tracker.finished_game(i));
+        let number = self.tracker.finished_count();
+        let dates = &self.game_dates;
+        let date = |i: usize| dates.get(&i).map(String::as_str);
+        let current = self.tracker.record().map(|g| (g, date(number)));
+        let last_finished = number.checked_sub(1).and_then(|i| Some((self.tracker.finished_game(i)?, date(i))));
         let wrote = self.pdn.update(current, current.or(last_finished))?;
         Ok(wrote || self.pdn.finished_games() > before)
     }
@@ -342,6 +383,54 @@ mod tests {
         play_games(&mut recorder, 2);
         assert_eq!(games_in(&dir.join("games.pdn")), 42);
         assert_eq!(recorder.tracker().games_count(), 42);
+    }
+
+    #[test]
+    fn games_are_dated_by_their_first_logged_observation_and_a_rebuild_dates_them_the_same() {
+        let dir = folder("dates");
+        let config = TrackerConfig::new(Variant::Pool, KingStyle::Visible);
+        let log = dir.join("events.jsonl");
+        let open = || Recorder::open(config, Some(&log), PdnFiles::new(&dir, Vec::new()).dating_games()).unwrap().0;
+        let init = || Input::Command(Command::Init);
+        let mut recorder = open();
+        // UTC: 2026-11-27 23:59:50, then 2026-11-28 00:00:10: the game is dated by its first
+        // observation, not by the init before midnight.
+        recorder.step_at(1_795_823_990.0, InputOrigin::Operator, None, init()).unwrap();
+        recorder.step_at(1_795_824_010.0, InputOrigin::Source, None, observation(START)).unwrap();
+        assert!(recorder.pdn().current().contains("[Date \"2026.11.28\"]"), "{}", recorder.pdn().current());
+        // That game ends without a move: the next one (2026-11-29 10:00) takes its number and
+        // its own date; a move the next day leaves it.
+        recorder.step_at(1_795_946_400.0, InputOrigin::Operator, None, init()).unwrap();
+        recorder.step_at(1_795_946_405.0, InputOrigin::Source, None, observation(START)).unwrap();
+        recorder.step_at(1_796_029_200.0, InputOrigin::Source, None, observation(MOVED)).unwrap();
+        // Finished by the next init (2026-12-01); the next game first seen on 2026-12-02.
+        recorder.step_at(1_796_126_400.0, InputOrigin::Operator, None, init()).unwrap();
+        recorder.step_at(1_796_198_400.0, InputOrigin::Source, None, observation(START)).unwrap();
+        let moved = recorder.step_at(1_796_198_460.0, InputOrigin::Source, None, observation(MOVED)).unwrap();
+        assert_eq!(moved[0].mv.as_deref(), Some("9-13"));
+
+        let dates = |path: &Path| -> Vec<String> {
+            let text = std::fs::read_to_string(path).unwrap();
+            let games = crate::draughts::pdn::read_games(&text, crate::draughts::pdn::ReadMode::Strict).unwrap();
+            games.iter().map(|g| g.tag("Date").unwrap_or("none").to_string()).collect()
+        };
+        assert_eq!(dates(&dir.join("games.pdn")), ["2026.11.29", "2026.12.02"]);
+        assert_eq!(dates(&dir.join("game.pdn")), ["2026.12.02"]);
+        let first_line = std::fs::read_to_string(&log).unwrap().lines().next().unwrap().to_string();
+        assert!(first_line.starts_with(r#"{"at":1795823990.0,"#), "the log keeps the given time: {first_line}");
+        let (game, games) = (std::fs::read(dir.join("game.pdn")).unwrap(), std::fs::read(dir.join("games.pdn")).unwrap());
+        drop(recorder);
+
+        // A restart with the PDN files gone: rebuilt from the log, the same dates (not today's).
+        std::fs::remove_file(dir.join("game.pdn")).unwrap();
+        std::fs::remove_file(dir.join("games.pdn")).unwrap();
+        let mut recorder = open();
+        recorder.flush().unwrap();
+        assert_eq!(std::fs::read(dir.join("games.pdn")).unwrap(), games);
+        assert_eq!(std::fs::read(dir.join("game.pdn")).unwrap(), game);
+        // A cleared board shows the last finished game, still with its date.
+        recorder.step_at(1_796_200_000.0, InputOrigin::Operator, None, Input::Command(Command::Clear)).unwrap();
+        assert_eq!(dates(&dir.join("game.pdn")), ["2026.12.02"]);
     }
 
     #[test]

@@ -64,6 +64,9 @@ pub struct PdnFiles {
     /// Every game (`games.pdn`, or `replay --pdn`), if kept.
     all_path: Option<PathBuf>,
     tags: Vec<(String, String)>,
+    /// Give each game the `Date` the recorder hands with it (the daemon's boards; not `replay`,
+    /// whose video was filmed on a day the log's clock does not know).
+    dated: bool,
     /// The text of `game.pdn`.
     current: Arc<str>,
     /// The current game as it follows the finished ones in `games.pdn` (empty until it has a
@@ -118,6 +121,7 @@ impl PdnFiles {
             checking: all_path.is_some(),
             all_path,
             tags,
+            dated: false,
             current: Arc::from(""),
             tail: Arc::from(""),
             tail_on_disk: false,
@@ -127,14 +131,36 @@ impl PdnFiles {
         }
     }
 
+    /// Games get the date the recorder hands with them (when it knows one), unless the tags
+    /// set `Date`: the configured tag wins.
+    pub fn dating_games(mut self) -> PdnFiles {
+        self.dated = true;
+        self
+    }
+
+    /// One game as PDN, with the files' tags and `date` as its `Date` when the files date games
+    /// and the tags do not set one.
+    fn game_text(&self, game: &TrackedGame, date: Option<&str>) -> String {
+        let games = std::slice::from_ref(game);
+        match date.filter(|_| self.dated && !self.tags.iter().any(|(name, _)| name == "Date")) {
+            Some(date) => {
+                let mut tags = self.tags.clone();
+                tags.push(("Date".to_string(), date.to_string()));
+                write_pdn_with_tags(games, &tags)
+            }
+            None => write_pdn_with_tags(games, &self.tags),
+        }
+    }
+
     /// How many finished games `games.pdn` holds.
     pub fn finished_games(&self) -> usize {
         self.finished_games
     }
 
     /// Append the next finished game to `games.pdn` (after a restart: check that it is there).
-    pub fn add_finished(&mut self, game: &TrackedGame) -> io::Result<()> {
-        let text = write_pdn_with_tags(std::slice::from_ref(game), &self.tags);
+    /// `date`: the game's PDN date, if known (see [`PdnFiles::dating_games`]).
+    pub fn add_finished(&mut self, game: &TrackedGame, date: Option<&str>) -> io::Result<()> {
+        let text = self.game_text(game, date);
         match &self.all_path {
             None => self.finished_text.push_str(&text),
             Some(path) => {
@@ -154,12 +180,12 @@ impl PdnFiles {
 
     /// Bring the files up to date with `current` (the game on the board, with a move or not;
     /// `None` after a clear) and `shown` (what `game.pdn` shows: the current game, or else the
-    /// last finished one); only what changed is written. True if anything was.
-    pub fn update(&mut self, current: Option<&TrackedGame>, shown: Option<&TrackedGame>) -> io::Result<bool> {
+    /// last finished one), each with its PDN date if known; only what changed is written. True
+    /// if anything was.
+    pub fn update(&mut self, current: Option<(&TrackedGame, Option<&str>)>, shown: Option<(&TrackedGame, Option<&str>)>) -> io::Result<bool> {
         self.checking = false;
-        let text = |g: &TrackedGame| write_pdn_with_tags(std::slice::from_ref(g), &self.tags);
-        let current_text = shown.map(text).unwrap_or_default();
-        let tail = current.filter(|g| !g.is_empty()).map(text).unwrap_or_default();
+        let current_text = shown.map(|(g, date)| self.game_text(g, date)).unwrap_or_default();
+        let tail = current.filter(|(g, _)| !g.is_empty()).map(|(g, date)| self.game_text(g, date)).unwrap_or_default();
         let mut wrote = false;
         let missing = self.current_path.as_ref().is_some_and(|p| !p.exists());
         if *current_text != *self.current || missing {
@@ -253,6 +279,40 @@ pub fn board_tags(id: &str, configured: &[(String, String)]) -> Vec<(String, Str
     tags
 }
 
+/// The UTC day of `at` (seconds since 1970, a log record's time) as PDN writes dates,
+/// `YYYY.MM.DD`; None for a time that is not after 1970 (a clock that was wrong: `now_seconds`
+/// gives 0 for a clock before 1970) or past year 9999.
+pub fn pdn_date(at: f64) -> Option<String> {
+    if !(at.is_finite() && at > 0.0) {
+        return None;
+    }
+    let days = (at / 86_400.0).floor() as i64;
+    let (year, month, day) = civil_from_days(days);
+    (year <= 9999).then(|| format!("{year:04}.{month:02}.{day:02}"))
+}
+
+/// The proleptic Gregorian date (year, month, day) of day `days` since 1970-01-01: the inverse
+/// of the usual days-from-civil count. Neither `chrono` nor `time` is a dependency, and one date
+/// per game does not warrant one, so the calendar is computed here: the days are counted from
+/// 0000-03-01 in 400-year eras (146 097 days each, the Gregorian cycle), with years that start
+/// in March so that the leap day falls at the end of a year.
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    // 719 468 days from 0000-03-01 to 1970-01-01.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097); // 0..=146 096
+    // Years of the era: 365 days each, one more every 4, one less every 100, one more at 400.
+    let year_of_era = (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365; // 0..=399
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100); // 0..=365
+    // Months from March: their lengths 31 30 31 30 31 31 30 31 30 31 31 (28/29) follow
+    // (153 * m + 2) / 5 days before month m.
+    let march_month = (5 * day_of_year + 2) / 153; // 0..=11
+    let day = (day_of_year - (153 * march_month + 2) / 5 + 1) as u32;
+    let month = if march_month < 10 { march_month + 3 } else { march_month - 9 } as u32;
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
 /// Seconds since 1970, for log records.
 pub fn now_seconds() -> f64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
@@ -292,12 +352,12 @@ mod tests {
         let dir = folder("follow");
         let mut files = PdnFiles::new(&dir, vec![("White".into(), "Ann".into())]);
         let mut game = TrackedGame::new(Variant::English, None, Color::Black);
-        assert!(files.update(Some(&game), Some(&game)).unwrap());
+        assert!(files.update(Some((&game, None)), Some((&game, None))).unwrap());
         assert!(files.current().contains("[White \"Ann\"]"));
         assert_eq!(files.all().unwrap(), "");
         game = game_with(&["11-15"]);
-        assert!(files.update(Some(&game), Some(&game)).unwrap());
-        assert!(!files.update(Some(&game), Some(&game)).unwrap(), "nothing changed");
+        assert!(files.update(Some((&game, None)), Some((&game, None))).unwrap());
+        assert!(!files.update(Some((&game, None)), Some((&game, None))).unwrap(), "nothing changed");
         let on_disk = std::fs::read_to_string(dir.join("game.pdn")).unwrap();
         assert!(on_disk.contains("1. 11-15 *"), "{on_disk}");
         assert_eq!(std::fs::read_to_string(dir.join("games.pdn")).unwrap(), on_disk);
@@ -308,15 +368,15 @@ mod tests {
         let dir = folder("append");
         let games = [game_with(&["11-15", "23-19"]), game_with(&["9-13"]), game_with(&["10-14", "22-17"])];
         let mut files = PdnFiles::new(&dir, Vec::new());
-        files.update(Some(&games[0]), Some(&games[0])).unwrap();
-        files.add_finished(&games[0]).unwrap();
-        files.update(Some(&games[1]), Some(&games[1])).unwrap();
+        files.update(Some((&games[0], None)), Some((&games[0], None))).unwrap();
+        files.add_finished(&games[0], None).unwrap();
+        files.update(Some((&games[1], None)), Some((&games[1], None))).unwrap();
         let all = std::fs::read_to_string(dir.join("games.pdn")).unwrap();
         assert_eq!(all, write_pdn_with_tags(&games[..2], &[]));
         assert_eq!(files.all().unwrap(), all);
         // A longer current game, then a shorter one (an undo): the tail follows it exactly.
-        files.update(Some(&games[2]), Some(&games[2])).unwrap();
-        files.update(Some(&games[1]), Some(&games[1])).unwrap();
+        files.update(Some((&games[2], None)), Some((&games[2], None))).unwrap();
+        files.update(Some((&games[1], None)), Some((&games[1], None))).unwrap();
         assert_eq!(std::fs::read_to_string(dir.join("games.pdn")).unwrap(), all);
 
         // A restart: the finished game already there is not written again (its bytes are
@@ -325,10 +385,10 @@ mod tests {
         let before = mtime();
         std::thread::sleep(std::time::Duration::from_millis(20));
         let mut again = PdnFiles::new(&dir, Vec::new());
-        again.add_finished(&games[0]).unwrap();
+        again.add_finished(&games[0], None).unwrap();
         assert_eq!(mtime(), before, "checked, not written");
-        again.add_finished(&games[1]).unwrap();
-        again.update(Some(&games[2]), Some(&games[2])).unwrap();
+        again.add_finished(&games[1], None).unwrap();
+        again.update(Some((&games[2], None)), Some((&games[2], None))).unwrap();
         assert_eq!(std::fs::read_to_string(dir.join("games.pdn")).unwrap(), write_pdn_with_tags(&games, &[]));
 
         // A file cut in the middle of a game (a crash while writing) is written from there.
@@ -336,9 +396,9 @@ mod tests {
         std::fs::write(dir.join("games.pdn"), &full[..full.len() / 2]).unwrap();
         let mut third = PdnFiles::new(&dir, Vec::new());
         for game in &games[..2] {
-            third.add_finished(game).unwrap();
+            third.add_finished(game, None).unwrap();
         }
-        third.update(Some(&games[2]), Some(&games[2])).unwrap();
+        third.update(Some((&games[2], None)), Some((&games[2], None))).unwrap();
         assert_eq!(std::fs::read(dir.join("games.pdn")).unwrap(), full);
     }
 
@@ -352,6 +412,51 @@ mod tests {
         assert_eq!(board_tags("east", &[])[0].1, "east");
         let given = vec![("Board".to_string(), "12".to_string())];
         assert_eq!(board_tags("t7", &given), given, "a configured Board tag stands");
+    }
+
+    #[test]
+    fn log_times_give_pdn_dates_in_utc() {
+        assert_eq!(pdn_date(1.0).as_deref(), Some("1970.01.01"));
+        assert_eq!(pdn_date(951_782_400.0).as_deref(), Some("2000.02.29"), "a leap day of a 400-year leap year");
+        assert_eq!(pdn_date(951_782_399.9).as_deref(), Some("2000.02.28"));
+        assert_eq!(pdn_date(1_700_000_000.0).as_deref(), Some("2023.11.14"));
+        assert_eq!(pdn_date(1_798_761_599.5).as_deref(), Some("2026.12.31"));
+        assert_eq!(pdn_date(1_798_761_600.0).as_deref(), Some("2027.01.01"));
+        assert_eq!(pdn_date(4_107_542_400.0).as_deref(), Some("2100.03.01"), "2100 is no leap year");
+        assert_eq!(pdn_date(4_107_456_000.0).as_deref(), Some("2100.02.28"));
+        for wrong in [0.0, -5.0, f64::NAN, f64::INFINITY, 1e15] {
+            assert_eq!(pdn_date(wrong), None, "{wrong}");
+        }
+        // Every day of four centuries against a plain count of days by month.
+        let mut days = 0i64;
+        for year in 1970..2370 {
+            let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+            for (month, length) in [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31].into_iter().enumerate() {
+                for day in 1..=length {
+                    assert_eq!(civil_from_days(days), (year, month as u32 + 1, day));
+                    days += 1;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_date_is_written_only_when_dating_and_the_configured_one_wins() {
+        let game = game_with(&["11-15"]);
+        let date = |files: &PdnFiles| {
+            let games = crate::draughts::pdn::read_games(files.current(), crate::draughts::pdn::ReadMode::Strict).unwrap();
+            games[0].tag("Date").map(str::to_string)
+        };
+        let mut plain = PdnFiles::at(None, None, Vec::new());
+        plain.update(Some((&game, Some("2026.11.28"))), Some((&game, Some("2026.11.28")))).unwrap();
+        assert_eq!(date(&plain).as_deref(), Some("????.??.??"), "replay's files are not dated");
+        let mut dated = PdnFiles::at(None, None, Vec::new()).dating_games();
+        dated.update(Some((&game, Some("2026.11.28"))), Some((&game, Some("2026.11.28")))).unwrap();
+        assert_eq!(date(&dated).as_deref(), Some("2026.11.28"));
+        let configured = vec![("Date".to_string(), "2025.01.02".to_string())];
+        let mut given = PdnFiles::at(None, None, configured).dating_games();
+        given.update(Some((&game, Some("2026.11.28"))), Some((&game, Some("2026.11.28")))).unwrap();
+        assert_eq!(date(&given).as_deref(), Some("2025.01.02"));
     }
 
     #[test]

@@ -49,8 +49,9 @@ pub enum Rules {
     Classic,
     /// The competitive rules (zagram, oppai): players alternate; an enclosure closed around no
     /// enemy dot captures nothing and stays open to both (an "empty house"); a dot played into an
-    /// enemy house is captured at once unless it closes a chain of its own; dots on the edge are
-    /// never captured; a game ends when the board is full, a player grounds, or resigns.
+    /// enemy house is captured at once unless it closes a chain that captures enemy dots; dots on
+    /// the edge are never captured; a game ends when no point is free (house points are free: a
+    /// dot may still go there), a player grounds, or resigns.
     #[default]
     Standard,
 }
@@ -125,7 +126,9 @@ pub struct Enclosure {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "player", rename_all = "snake_case")]
 pub enum End {
-    /// No point is left to play (houses do not count).
+    /// No point is left to play: every point holds a dot or is out of play. Under the standard
+    /// rules the points of empty houses are still free (a dot may go there), so they keep the game
+    /// going; the classic rules mark no houses, so the same holds for them.
     Full,
     /// This player stopped: its dots not connected to the edge went to the other player.
     Grounded(Player),
@@ -418,14 +421,15 @@ impl Board {
                 };
             }
             Rules::Standard => {
-                let closed = if house == Some(player) {
-                    // Nothing of the enemy's is inside one's own house.
-                    0
-                } else {
-                    self.capture_standard(pos, player)
-                };
+                // Nothing of the enemy's is inside one's own house.
+                if house != Some(player) {
+                    self.capture_standard(pos, player);
+                }
                 if house == Some(player.other()) {
-                    if closed > 0 {
+                    // The dot survives in the enemy house only if its own chain captured (that
+                    // takes dots of the house's wall, so the house mark is stale); otherwise the
+                    // house's owner takes the house with the dot in it, at once.
+                    if self.regions_taken > 0 {
                         self.clear_house(pos, player.other());
                     } else {
                         self.capture_from_inside(pos, player.other());
@@ -434,6 +438,11 @@ impl Board {
                 self.to_move = player.other();
             }
         }
+        // Standard rules: the game goes on while a house point is left, even if nothing else is
+        // (a dot there is captured at once, or fills the mover's own house). Classic rules: a
+        // dot in an empty enclosure is taken only when the owner next moves, so a dot played on
+        // the last empty point, inside an enclosure, ends the game uncaptured; that is the
+        // original program's behaviour and is kept.
         if !self.any_free_point() {
             self.end = Some(End::Full);
         }
@@ -443,9 +452,9 @@ impl Board {
         }
     }
 
+    /// Whether a dot may still go somewhere ([`Board::is_free`]: houses included).
     fn any_free_point(&self) -> bool {
-        (0..self.cells.len())
-            .any(|pos| self.cells[pos] & (ANY_DOT | ANY_CAPTURE | OUTSIDE | ANY_HOUSE) == 0)
+        (0..self.cells.len()).any(|pos| self.is_free(pos))
     }
 
     /// Standard rules: `player` has just played at `pos`. Find every region the new dot closed;

@@ -260,7 +260,7 @@ fn gain(board: &mut Board, pos: usize, player: Player) -> u32 {
 }
 
 /// Candidate points in random order: free points within two steps of a dot, else near the
-/// middle on an empty board, else any free point.
+/// middle on an empty board, else any free point outside houses, else any house point.
 fn candidate_points<R: Rng>(board: &Board, rng: &mut R) -> Vec<u32> {
     let (w, h) = (board.width(), board.height());
     let mut near = vec![false; board.padded_len()];
@@ -295,11 +295,22 @@ fn candidate_points<R: Rng>(board: &Board, rng: &mut R) -> Vec<u32> {
             .map(|p| p as u32)
             .collect();
     }
+    if out.is_empty() {
+        // Only house points are left and the game is not over (standard rules): a dot must go
+        // into one. The search tells the mover's own house (harmless) from the enemy's (the dot
+        // is captured at once) by the score after the move.
+        out = (0..board.padded_len())
+            .filter(|&p| board.is_free(p))
+            .map(|p| p as u32)
+            .collect();
+    }
     out.shuffle(rng);
     out
 }
 
-/// Play to the end of the board. Returns the number of dots played (for undo).
+/// Play to the end of the board, or until only house points are left (filling them changes
+/// the score only by dots played into enemy houses, which random play would not weigh well).
+/// Returns the number of dots played (for undo).
 fn playout<R: Rng>(board: &mut Board, rng: &mut R, free: &mut Vec<u32>) -> usize {
     free.clear();
     free.extend(
@@ -412,6 +423,27 @@ mod tests {
         assert_eq!((c.x, c.y), (4, 5), "closing the ring wins a dot");
         b.play(c.x, c.y).unwrap();
         assert_eq!(b.point(4, 4), Point::CapturedDot(Player::Black));
+    }
+
+    #[test]
+    fn plays_into_a_house_when_nothing_else_is_left() {
+        // 5x5: black along the top edge, red everywhere else but (2, 2), red's empty house.
+        let mut b = Board::new(5, 5, Rules::Standard).unwrap();
+        for x in 0..5 {
+            b.play_as(x, 0, Player::Black).unwrap();
+        }
+        for y in 1..5 {
+            for x in 0..5 {
+                if (x, y) != (2, 2) {
+                    b.play_as(x, y, Player::Red).unwrap();
+                }
+            }
+        }
+        assert_eq!(b.point(2, 2), Point::House(Player::Red));
+        assert!(b.end().is_none());
+        let c = choose_move(&b, 100, &mut ChaCha8Rng::seed_from_u64(1), &mut never())
+            .expect("a move while the game is not over");
+        assert_eq!((c.x, c.y), (2, 2));
     }
 
     #[test]

@@ -309,18 +309,102 @@ fn grounding_gives_loose_dots_to_the_other_player() {
 
 #[test]
 fn full_board_ends_the_game() {
-    let mut b = board(5, 5, Rules::Standard);
-    let mut rng = ChaCha8Rng::seed_from_u64(3);
-    while b.end().is_none() {
-        let free: Vec<_> = b
-            .free_points()
-            .into_iter()
-            .filter(|&(x, y)| b.house_at(b.pos(x, y)).is_none())
-            .collect();
-        assert!(!free.is_empty(), "no point left but the game is not over");
-        let (x, y) = free[rng.gen_range(0..free.len())];
-        b.play(x, y).unwrap();
+    for seed in 0..20 {
+        let mut b = board(5, 5, Rules::Standard);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        while b.end().is_none() {
+            // House points included: a dot may go there until the board is full.
+            let free = b.free_points();
+            assert!(!free.is_empty(), "seed {seed}: no point left but the game is not over");
+            let (x, y) = free[rng.gen_range(0..free.len())];
+            b.play(x, y).unwrap();
+        }
+        assert_eq!(b.end(), Some(End::Full));
+        assert!(b.free_points().is_empty(), "seed {seed}: over with points free");
     }
+}
+
+/// 5x5, standard rules: black along the top edge, red everywhere else but (2, 2), which red's
+/// dots surround: the only free point is inside red's empty house.
+fn only_a_red_house_left(rules: Rules) -> Board {
+    let mut b = board(5, 5, rules);
+    let mut dots: Vec<(usize, usize, Player)> = (0..5).map(|x| (x, 0, Black)).collect();
+    for y in 1..5 {
+        for x in 0..5 {
+            if (x, y) != (2, 2) {
+                dots.push((x, y, Red));
+            }
+        }
+    }
+    put(&mut b, &dots);
+    b
+}
+
+#[test]
+fn standard_a_house_point_keeps_the_game_going_and_a_dot_there_is_captured_at_once() {
+    let mut b = only_a_red_house_left(Rules::Standard);
+    assert_eq!(b.point(2, 2), Point::House(Red));
+    assert_eq!(b.free_points(), vec![(2, 2)]);
+    assert_eq!(b.end(), None, "a dot may still go into the house: not over");
+    assert_eq!((b.captured(Red), b.captured(Black)), (0, 0));
+    assert_eq!(b.to_move(), Black);
+    let o = b.play(2, 2).expect("a dot into the enemy's house is legal");
+    assert!(o.captured);
+    assert_eq!(b.point(2, 2), Point::CapturedDot(Black));
+    assert_eq!((b.captured(Red), b.captured(Black)), (1, 0));
+    assert_eq!(b.score_margin(), 1);
+    assert_eq!(b.end(), Some(End::Full), "now no point is free");
+    assert_eq!(b.play_as(2, 2, Red), Err(IllegalMove::GameOver));
+    // Undo restores the open game.
+    b.undo();
+    assert_eq!(b.end(), None);
+    assert_eq!(b.point(2, 2), Point::House(Red));
+    assert_eq!(b.captured(Red), 0);
+}
+
+#[test]
+fn standard_the_last_point_in_a_house_survives_when_it_closes_a_capturing_chain() {
+    // y0: B B B B B      Red's diamond round (2, 2) is a house, the only free point; black's
+    // y1: B B R B B      dot there closes black's ring (2,0) (1,1) (2,2) (3,1) round red (2, 1).
+    // y2: R R . R R
+    // y3: R R R R R
+    // y4: R R R R R
+    let mut b = board(5, 5, Rules::Standard);
+    let mut dots: Vec<(usize, usize, Player)> = Vec::new();
+    for (x, y) in [(0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (0, 1), (1, 1), (3, 1), (4, 1)] {
+        dots.push((x, y, Black));
+    }
+    dots.push((2, 1, Red));
+    for y in 2..5 {
+        for x in 0..5 {
+            if (x, y) != (2, 2) {
+                dots.push((x, y, Red));
+            }
+        }
+    }
+    put(&mut b, &dots);
+    assert_eq!(b.point(2, 2), Point::House(Red));
+    assert_eq!(b.free_points(), vec![(2, 2)]);
+    assert_eq!(b.end(), None);
+    let o = b.play_as(2, 2, Black).unwrap();
+    assert!(o.captured);
+    assert_eq!(b.point(2, 2), Point::Dot(Black), "not captured: its chain captured");
+    assert_eq!(b.point(2, 1), Point::CapturedDot(Red));
+    assert_eq!((b.captured(Red), b.captured(Black)), (0, 1));
+    assert_eq!(b.end(), Some(End::Full));
+}
+
+#[test]
+fn classic_the_last_point_inside_an_enclosure_ends_the_game_uncaptured() {
+    // The original program marks no houses and captures only on the owner's move, which never
+    // comes once the board is full: the difference from the standard rules, kept on purpose.
+    let mut b = only_a_red_house_left(Rules::Classic);
+    assert_eq!(b.point(2, 2), Point::Empty);
+    assert_eq!(b.end(), None);
+    let o = b.play_as(2, 2, Black).unwrap();
+    assert!(!o.captured);
+    assert_eq!(b.point(2, 2), Point::Dot(Black));
+    assert_eq!((b.captured(Red), b.captured(Black)), (0, 0));
     assert_eq!(b.end(), Some(End::Full));
 }
 

@@ -23,3 +23,4 @@ pub mod games;
 pub mod web;
 pub mod mqtt;
 pub mod hall;
+pub mod touch;

@@ -1,0 +1,15 @@
+//! The camera as the projected board's controller: a finger dwelling on a projected cell is a tap.
+//!
+//! Pure parts, free of I/O and OpenCV, so that they test fast:
+//!
+//! - [`pattern`]: the calibration picture the game page projects inside its pinned rectangle,
+//!   and where its corners are (the same definition draws it and finds it);
+//! - [`grid_map`]: the mapping from camera pixels to the game's cells, fitted from the pattern;
+//! - [`fingertip`]: the hand in a foreground mask and the point of it farthest from where the arm
+//!   enters;
+//! - [`dwell`]: fingertip positions over time to taps (dwell, then leave or lift).
+//!
+//! The OpenCV side (finding the pattern, the foreground against the projected background) is in
+//! `crate::vision::table`; the daemon and `boardwatch play --camera` wire them to the game rooms.
+
+pub mod pattern;

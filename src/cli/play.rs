@@ -6,6 +6,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use boardwatch::daemon::config::RetryConfig;
+use boardwatch::daemon::screens::{self, ScreenCamera};
+use boardwatch::daemon::stop::StopSignal;
+use boardwatch::touch::dwell::DwellSettings;
+use boardwatch::vision::source::SourceSpec;
 use boardwatch::web::games::{self, Games, GamesConfig};
 use clap::Args;
 
@@ -26,13 +31,55 @@ pub struct PlayArgs {
     /// "My levels" beside Microban; levels saved in the page's editor are written here.
     #[arg(long, value_name = "DIR")]
     sokoban_levels: Option<PathBuf>,
+    /// A camera over the projected table, as the games' controller: a finger dwelling on a
+    /// projected cell taps it. A camera (`camera:0`, `camera:NAME`), a stream URL, or a
+    /// recording (played at its own pace, as a camera would show it).
+    #[arg(long, value_name = "SOURCE")]
+    camera: Option<String>,
+    /// The screen the camera serves; pages in projector mode use `table` unless opened with
+    /// `?screen=NAME`.
+    #[arg(long, value_name = "NAME", default_value = "table", requires = "camera")]
+    screen: String,
+    /// Seconds a fingertip dwells on a cell to tap it (then it leaves or lifts).
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.6, requires = "camera")]
+    dwell: f64,
+    /// Keep the camera's calibrations (one per game) in this JSON file, so that a restart
+    /// needs none.
+    #[arg(long, value_name = "FILE")]
+    touch_maps: Option<PathBuf>,
 }
 
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     if let Some(dir) = &args.maps {
         anyhow::ensure!(dir.is_dir(), "--maps {}: no such folder", dir.display());
     }
-    let games = Games::new(GamesConfig { cops_maps: args.maps, records: args.records, sokoban_levels: args.sokoban_levels })?;
+    let camera = match &args.camera {
+        Some(text) => {
+            let source = SourceSpec::parse(text).map_err(|e| anyhow::anyhow!("--camera {text}: {e}"))?;
+            let dwell = DwellSettings { dwell: args.dwell, max_dwell: DwellSettings::default().max_dwell.max(args.dwell * 2.0), ..DwellSettings::default() };
+            dwell.validate().map_err(|e| anyhow::anyhow!("--dwell: {e}"))?;
+            if args.screen.is_empty() || !args.screen.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+                anyhow::bail!("--screen {:?}: letters, digits, '-' and '_' only", args.screen);
+            }
+            Some(ScreenCamera { screen: args.screen.clone(), source, describe: text.clone(), dwell })
+        }
+        None => None,
+    };
+    let games = Games::new(GamesConfig {
+        cops_maps: args.maps,
+        records: args.records,
+        sokoban_levels: args.sokoban_levels,
+        touch_maps: args.touch_maps,
+    })?;
+    let stop = StopSignal::new();
+    let camera_thread = match camera {
+        Some(camera) => {
+            boardwatch::vision::opencv_on_calling_threads().context("OpenCV threads")?;
+            Some(screens::start(camera, games.touch.clone(), RetryConfig::default(), stop.clone()).context("starting the camera thread")?)
+        }
+        None => None,
+    };
+    let touch = games.touch.clone();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("boardwatch-play")
@@ -45,8 +92,19 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("--listen: cannot listen on {}", args.listen))?;
         let address = listener.local_addr().context("reading the bound address")?;
         eprintln!("boardwatch play: listening on http://{address}/ (Ctrl-C stops)");
-        axum::serve(listener, games::router(games)).with_graceful_shutdown(stop_signal()).await.context("serving HTTP")
+        axum::serve(listener, games::router(games))
+            .with_graceful_shutdown(async move {
+                stop_signal().await;
+                // Event streams end, so that the server can.
+                touch.stop();
+            })
+            .await
+            .context("serving HTTP")
     })?;
+    stop.stop();
+    if let Some(thread) = camera_thread {
+        let _ = thread.join();
+    }
     Ok(ExitCode::SUCCESS)
 }
 

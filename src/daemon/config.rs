@@ -61,6 +61,19 @@ pub struct Config {
     pub boards: Vec<BoardConfig>,
     /// Publish the boards to an MQTT broker (a tournament hall), when set.
     pub mqtt: Option<crate::mqtt::MqttConfig>,
+    /// Cameras over projected game tables: the games' controllers.
+    pub screens: Vec<ScreenConfig>,
+}
+
+/// A camera bound to a projected game screen (`[[screens]]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScreenConfig {
+    /// The screen's name; the game pages use `table` unless opened with `?screen=NAME`.
+    pub name: String,
+    /// A camera, a stream or a video file (as a board's source).
+    pub source: SourceConfig,
+    /// Seconds a fingertip dwells on a cell to tap it.
+    pub dwell: f64,
 }
 
 #[derive(Clone, PartialEq)]
@@ -165,6 +178,16 @@ struct RawConfig {
     #[serde(default)]
     boards: Vec<RawBoard>,
     mqtt: Option<crate::mqtt::config::RawMqtt>,
+    #[serde(default)]
+    screens: Vec<RawScreen>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScreen {
+    name: Option<String>,
+    source: Option<RawSource>,
+    dwell: Option<f64>,
 }
 
 #[derive(Deserialize, Default)]
@@ -323,8 +346,34 @@ impl Config {
             check.error("retry.max_ms", "must not be less than retry.initial_ms");
         }
 
-        if raw.boards.is_empty() {
-            check.error("boards", "no board: add at least one [[boards]] table");
+        if raw.boards.is_empty() && raw.screens.is_empty() {
+            check.error("boards", "no board: add at least one [[boards]] table (or a [[screens]] camera)");
+        }
+        let mut screens: Vec<ScreenConfig> = Vec::new();
+        for (i, screen) in raw.screens.into_iter().enumerate() {
+            let key = |field: &str| format!("screens[{i}].{field}");
+            let name = screen.name.unwrap_or_else(|| "table".to_string());
+            if name.is_empty() || name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+                check.error(key("name"), format!("{name:?}: use at most 64 letters, digits, `-` and `_`"));
+            } else if screens.iter().any(|s| s.name == name) {
+                check.error(key("name"), format!("{name:?} is already the name of another screen"));
+            }
+            let dwell = screen.dwell.unwrap_or(0.6);
+            if !(dwell.is_finite() && (0.1..=10.0).contains(&dwell)) {
+                check.error(key("dwell"), format!("{dwell}: expected 0.1 to 10 seconds"));
+            }
+            let source = match screen.source {
+                None => {
+                    check.error(key("source"), "missing: e.g. source = { kind = \"camera\", device = \"/dev/video1\" }");
+                    None
+                }
+                Some(s) => check_source(&mut check, &key("source"), s, &resolve),
+            };
+            if matches!(source, Some(SourceConfig::Observations { .. })) {
+                check.error(key("source.kind"), "a screen needs pictures: camera, video or stream");
+            } else if let Some(source) = source {
+                screens.push(ScreenConfig { name, source, dwell });
+            }
         }
         let mut boards = Vec::new();
         for (i, board) in raw.boards.into_iter().enumerate() {
@@ -347,7 +396,7 @@ impl Config {
         if !check.errors.is_empty() {
             return Err(ConfigErrors(check.errors));
         }
-        Ok(Config { state_dir, http: HttpConfig { listen, token, recent_events }, retry, boards, mqtt })
+        Ok(Config { state_dir, http: HttpConfig { listen, token, recent_events }, retry, boards, mqtt, screens })
     }
 }
 
@@ -640,5 +689,30 @@ mod tests {
     fn a_missing_token_file_is_named() {
         let err = parse(&GOOD.replace("token = \"secret\"", "token_file = \"nowhere/token\"")).unwrap_err();
         assert!(err.contains("http.token_file: /etc/bw/nowhere/token:"), "{err}");
+    }
+
+    #[test]
+    fn screens_bind_cameras_to_projected_tables_and_their_mistakes_are_named() {
+        let screens = r#"
+            state_dir = "state"
+            [[screens]]
+            source = { kind = "video", path = "taps.mp4" }
+            [[screens]]
+            name = "corner"
+            source = { kind = "camera", device = "/dev/video1" }
+            dwell = 0.8
+        "#;
+        let config = parse(screens).unwrap();
+        assert!(config.boards.is_empty(), "screens alone are a configuration");
+        assert_eq!(config.screens.len(), 2);
+        assert_eq!(config.screens[0].name, "table");
+        assert_eq!(config.screens[0].source, SourceConfig::Video { path: PathBuf::from("/etc/bw/taps.mp4"), realtime: true });
+        assert_eq!(config.screens[1].dwell, 0.8);
+
+        let err = parse(&screens.replace("dwell = 0.8", "dwell = 0.0").replace("name = \"corner\"", "name = \"table\"")).unwrap_err();
+        assert!(err.contains("screens[1].dwell: 0: expected 0.1 to 10 seconds"), "{err}");
+        assert!(err.contains("screens[1].name: \"table\" is already"), "{err}");
+        let err = parse(&screens.replace("kind = \"video\", path = \"taps.mp4\"", "kind = \"observations\", path = \"s.jsonl\"")).unwrap_err();
+        assert!(err.contains("screens[0].source.kind: a screen needs pictures"), "{err}");
     }
 }

@@ -23,6 +23,7 @@ pub mod board;
 pub mod config;
 pub mod notify;
 pub mod runner;
+pub mod screens;
 pub mod sources;
 pub mod stop;
 pub mod supervisor;
@@ -94,6 +95,15 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     // The grid games' pages beside the boards, as `boardwatch play` serves them alone; their
     // user maps and finished games' records are kept in the state folder.
     let games = open_games(&config.state_dir)?;
+    let touch = games.touch.clone();
+    let screens_stop = stop::StopSignal::new();
+    let mut screen_threads = Vec::new();
+    for screen in &config.screens {
+        let Some((source, _, _)) = sources::vision::frame_source(&screen.source) else { continue };
+        let dwell = crate::touch::dwell::DwellSettings { dwell: screen.dwell, max_dwell: (screen.dwell * 2.0).max(4.0), ..Default::default() };
+        let camera = screens::ScreenCamera { screen: screen.name.clone(), source, describe: sources::describe_config(&screen.source), dwell };
+        screen_threads.push(screens::start(camera, touch.clone(), config.retry, screens_stop.clone()).context("starting a screen's camera thread")?);
+    }
     let games_routes = axum::Router::new()
         .route("/games", axum::routing::get(|| async { axum::response::Redirect::permanent("/games/") }))
         .nest("/games/", crate::web::games::router(games));
@@ -117,6 +127,8 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     tracing::info!("{signal}: shutting down");
     notify::stopping();
     let _ = shutdown_sender.send(true);
+    touch.stop();
+    screens_stop.stop();
 
     let stopping = boards.clone();
     let joined = tokio::task::spawn_blocking(move || {
@@ -211,5 +223,6 @@ fn open_games(state_dir: &std::path::Path) -> anyhow::Result<Arc<crate::web::gam
         std::fs::create_dir_all(folder).with_context(|| format!("state_dir: cannot create {}", folder.display()))?;
     }
     let sokoban_levels = Some(dir.join("sokoban-levels"));
-    crate::web::games::Games::new(crate::web::games::GamesConfig { cops_maps: Some(maps), records: Some(records), sokoban_levels })
+    let touch_maps = Some(dir.join("touch-maps.json"));
+    crate::web::games::Games::new(crate::web::games::GamesConfig { cops_maps: Some(maps), records: Some(records), sokoban_levels, touch_maps })
 }

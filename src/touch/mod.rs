@@ -12,4 +12,7 @@
 //! The OpenCV side (finding the pattern, the foreground against the projected background) is in
 //! `crate::vision::table`; the daemon and `boardwatch play --camera` wire them to the game rooms.
 
+pub mod dwell;
+pub mod fingertip;
+pub mod grid_map;
 pub mod pattern;

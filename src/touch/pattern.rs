@@ -26,10 +26,10 @@ pub struct CalibrationPattern {
 
 impl CalibrationPattern {
     /// The pattern for a rectangle `width` by `height` (any unit; for a grid of cells, its
-    /// columns and rows). At least 3 checker squares each way, so that there are inner corners.
+    /// columns and rows). At least 4 checker squares each way: OpenCV needs 3 inner corners.
     pub fn for_rectangle(width: f64, height: f64) -> CalibrationPattern {
         let (long, short) = if width >= height { (width, height) } else { (height, width) };
-        let short_squares = ((SQUARES_LONG_SIDE as f64) * short / long).round().max(5.0) as usize;
+        let short_squares = ((SQUARES_LONG_SIDE as f64) * short / long).round().max(6.0) as usize;
         if width >= height {
             CalibrationPattern { across: SQUARES_LONG_SIDE, down: short_squares }
         } else {

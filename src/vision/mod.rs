@@ -35,6 +35,7 @@ pub mod source;
 pub mod square_head;
 pub mod square_model;
 pub mod stability;
+pub mod table;
 pub mod watch;
 
 pub use calibration::Calibration;

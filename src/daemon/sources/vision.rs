@@ -51,27 +51,33 @@ pub struct VisionSource {
     describe: String,
 }
 
+/// The frames a configured source gives: what to open, whether it is live (a camera, a
+/// stream), whether a file is played at its own pace. `None` for observation files.
+pub fn frame_source(source: &SourceConfig) -> Option<(SourceSpec, bool, bool)> {
+    Some(match source {
+        SourceConfig::Camera { device, width, height, fps } => {
+            // `/dev/video2` is camera 2; anything else is (part of) a camera's name.
+            let id = device
+                .strip_prefix("/dev/video")
+                .unwrap_or(device)
+                .parse::<u32>()
+                .map(CameraId::Index)
+                .unwrap_or_else(|_| CameraId::Name(device.clone()));
+            let mut request = CameraRequest::new(id);
+            request.width = width.unwrap_or(request.width);
+            request.height = height.unwrap_or(request.height);
+            request.fps = fps.map_or(request.fps, |f| f.round().max(1.0) as u32);
+            (SourceSpec::Camera(request), true, true)
+        }
+        SourceConfig::Video { path, realtime } => (SourceSpec::Video(path.clone()), false, *realtime),
+        SourceConfig::Stream { url } => (SourceSpec::Stream(url.clone()), true, true),
+        SourceConfig::Observations { .. } => return None,
+    })
+}
+
 impl VisionSource {
     pub fn new(board: &BoardConfig) -> VisionSource {
-        let (spec, live, realtime) = match &board.source {
-            SourceConfig::Camera { device, width, height, fps } => {
-                // `/dev/video2` is camera 2; anything else is (part of) a camera's name.
-                let id = device
-                    .strip_prefix("/dev/video")
-                    .unwrap_or(device)
-                    .parse::<u32>()
-                    .map(CameraId::Index)
-                    .unwrap_or_else(|_| CameraId::Name(device.clone()));
-                let mut request = CameraRequest::new(id);
-                request.width = width.unwrap_or(request.width);
-                request.height = height.unwrap_or(request.height);
-                request.fps = fps.map_or(request.fps, |f| f.round().max(1.0) as u32);
-                (SourceSpec::Camera(request), true, true)
-            }
-            SourceConfig::Video { path, realtime } => (SourceSpec::Video(path.clone()), false, *realtime),
-            SourceConfig::Stream { url } => (SourceSpec::Stream(url.clone()), true, true),
-            SourceConfig::Observations { .. } => unreachable!("observation files have their own source"),
-        };
+        let (spec, live, realtime) = frame_source(&board.source).expect("observation files have their own source");
         VisionSource {
             board: board.id.clone(),
             describe: super::describe_config(&board.source),

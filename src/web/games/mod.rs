@@ -16,6 +16,7 @@ pub mod cops;
 pub mod sokoban;
 pub mod dots;
 pub mod cops_arena;
+pub mod touch;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -42,6 +43,9 @@ pub struct GamesConfig {
     /// The user's Sokoban levels (`*.xsb`, `*.sok`, `*.txt`); levels saved in the editor are
     /// written here as `NAME.xsb` (without it they last until the server stops).
     pub sokoban_levels: Option<PathBuf>,
+    /// Where the camera mappings of projected games are kept (JSON, replaced atomically);
+    /// without it they last until the server stops.
+    pub touch_maps: Option<PathBuf>,
 }
 
 /// Every game's state.
@@ -49,6 +53,8 @@ pub struct Games {
     pub cops: cops::CopsState,
     pub sokoban: sokoban::SokobanState,
     pub dots: dots::DotsState,
+    /// Camera taps on projected games.
+    pub touch: Arc<touch::TouchHub>,
 }
 
 impl Games {
@@ -60,6 +66,7 @@ impl Games {
             cops: cops::CopsState::new(config.cops_maps, config.records)?,
             sokoban: sokoban::SokobanState::new(config.sokoban_levels)?,
             dots,
+            touch: touch::TouchHub::new(config.touch_maps)?,
         }))
     }
 }
@@ -74,6 +81,7 @@ pub fn router(games: Arc<Games>) -> Router {
         .nest("/sokoban", sokoban::router(games.clone()))
         .nest("/dots", dots::router(games.clone()))
         .nest("/cops-arena", cops_arena::router())
+        .nest("/touch", touch::router(games.touch.clone()))
         .fallback(not_found)
 }
 

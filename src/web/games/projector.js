@@ -10,6 +10,12 @@
 // A page calls Projector.attach(stage, {cols, rows}) once, Projector.setGrid(cols, rows) when
 // its grid changes, and binds buttons or keys to toggle(), togglePin() and resetPin(). The
 // stage's cells take their size from the CSS variable --cell, which projector mode sets.
+//
+// Camera taps: a page calls Projector.touch({game, onTap(col, row)}). In projector mode it then
+// follows its screen (`?screen=NAME`, else `table`) on the server: it says which game and grid
+// it shows, draws the fingertip's cell with a ring that fills while the finger dwells, hands
+// each tap to onTap as a click on that cell, and shows whether camera input is on. Key K (or
+// the pin panel's button) projects the calibration pattern until the camera has found it.
 (function () {
   'use strict';
   const MARGIN = 24;        // px around the grid in projector mode
@@ -23,6 +29,7 @@
   let panel = null;         // what to do while pinning: reset, done
   let box = null;           // the stage's untransformed rectangle: {left, top, width, height}
   const listeners = [];
+  let touch = null;         // {game, onTap, source, status, ring, pattern, screen}
 
   function storageKey() {
     return 'boardwatch.cornerpin.' + screen.width + 'x' + screen.height;
@@ -98,6 +105,7 @@
       stage.style.removeProperty('--cell');
       stage.style.left = stage.style.top = '';
       showHandles(false);
+      touchLayout();
       listeners.forEach(f => f());
       return;
     }
@@ -118,6 +126,7 @@
       stage.style.transform = '';
     }
     placeHandles();
+    touchLayout();
     listeners.forEach(f => f());
   }
 
@@ -172,8 +181,10 @@
     panel.className = 'pin-panel';
     panel.hidden = true;
     panel.innerHTML = 'Drag the round handles to the corners wanted on the table. ' +
-      '<button type="button" data-pin="reset">Reset</button> <button type="button" data-pin="done">Done</button>';
+      '<button type="button" data-pin="reset">Reset</button> <button type="button" data-pin="done">Done</button>' +
+      ' <button type="button" data-pin="camera" title="Project the pattern for the camera over the table (key K)">Calibrate camera</button>';
     panel.querySelector('[data-pin=reset]').addEventListener('click', () => Projector.resetPin());
+    panel.querySelector('[data-pin=camera]').addEventListener('click', () => Projector.calibrateCamera());
     panel.querySelector('[data-pin=done]').addEventListener('click', () => Projector.togglePin());
     document.body.appendChild(panel);
   }
@@ -239,5 +250,189 @@
     homography,
     matrix3d,
   };
+
+  // ---- camera taps (the server side is web/games/touch.rs) ----
+
+  const SQUARES_LONG_SIDE = 11;   // as touch/pattern.rs
+  const MARKER_RADIUS = 0.3;
+
+  function screenName() {
+    const name = new URLSearchParams(location.search).get('screen');
+    return name && /^[A-Za-z0-9_-]{1,64}$/.test(name) ? name : 'table';
+  }
+
+  function touchUrl(rest) {
+    return 'touch/' + encodeURIComponent(touch.screen) + rest;
+  }
+
+  // The pattern of touch/pattern.rs for the stage's grid: a checker in a white ring, with a
+  // black marker in the middle of the ring's top side.
+  function patternSize(cols, rows) {
+    const long = Math.max(cols, rows), short = Math.min(cols, rows);
+    const shortSquares = Math.max(6, Math.round(SQUARES_LONG_SIDE * short / long));
+    return cols >= rows ? { across: SQUARES_LONG_SIDE, down: shortSquares } : { across: shortSquares, down: SQUARES_LONG_SIDE };
+  }
+
+  function drawPattern(canvas, width, height) {
+    const { across, down } = patternSize(grid.cols, grid.rows);
+    canvas.width = width; canvas.height = height;
+    const g = canvas.getContext('2d');
+    g.fillStyle = '#fff';
+    g.fillRect(0, 0, width, height);
+    g.fillStyle = '#000';
+    const sw = width / across, sh = height / down;
+    for (let j = 1; j < down - 1; j++) for (let i = 1; i < across - 1; i++) {
+      // The checker's top left square (1, 1) is black.
+      if ((i + j) % 2 === 0) g.fillRect(Math.round(i * sw), Math.round(j * sh), Math.round((i + 1) * sw) - Math.round(i * sw), Math.round((j + 1) * sh) - Math.round(j * sh));
+    }
+    g.beginPath();
+    g.ellipse(width / 2, sh / 2, MARKER_RADIUS * sw, MARKER_RADIUS * sh, 0, 0, 2 * Math.PI);
+    g.fill();
+  }
+
+  function touchElements() {
+    if (touch.ring) return;
+    touch.status = document.createElement('div');
+    touch.status.className = 'touch-status';
+    touch.status.hidden = true;
+    document.body.appendChild(touch.status);
+    touch.ring = document.createElement('div');
+    touch.ring.className = 'touch-ring';
+    touch.ring.hidden = true;
+    touch.tip = document.createElement('div');
+    touch.tip.className = 'touch-tip';
+    touch.tip.hidden = true;
+    document.body.appendChild(touch.ring);
+    document.body.appendChild(touch.tip);
+  }
+
+  function showStatus(text, kind) {
+    if (!touch || !touch.status) return;
+    touch.status.textContent = text;
+    touch.status.dataset.kind = kind || '';
+    touch.status.hidden = !enabled || !text;
+  }
+
+  function describeStatus(s) {
+    touch.camera = s.camera;
+    touch.calibrated = s.calibrated;
+    if (!s.camera.bound) return showStatus('', '');
+    if (!s.camera.on) return showStatus('camera input off: ' + s.camera.message, 'off');
+    if (!s.calibrated) return showStatus('camera on, not calibrated for this game: press K', 'warn');
+    showStatus('camera input on', 'on');
+  }
+
+  function showPointer(p) {
+    if (!touch.ring) return;
+    const cellPx = box ? box.width / grid.cols : 0;
+    if (!enabled || !p.cell || !box) {
+      touch.ring.hidden = true;
+    } else {
+      const [x, y] = Projector.toScreen((p.cell[0] + 0.5) * cellPx, (p.cell[1] + 0.5) * cellPx);
+      touch.ring.hidden = false;
+      touch.ring.style.left = x + 'px';
+      touch.ring.style.top = y + 'px';
+      touch.ring.style.setProperty('--progress', String(p.progress));
+      touch.ring.style.setProperty('--size', Math.max(24, cellPx * 0.9) + 'px');
+      touch.ring.classList.toggle('resting', !!p.resting);
+      touch.ring.classList.toggle('full', p.progress >= 1);
+    }
+    if (!enabled || !p.at || !box) {
+      touch.tip.hidden = true;
+    } else {
+      const [x, y] = Projector.toScreen(p.at[0] * cellPx, p.at[1] * cellPx);
+      touch.tip.hidden = false;
+      touch.tip.style.left = x + 'px';
+      touch.tip.style.top = y + 'px';
+    }
+    touch.pointer = p;
+  }
+
+  function post(url, body) {
+    return fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
+      .then(r => r.json().then(j => { if (!r.ok) throw new Error(j.error || r.statusText); return j; }));
+  }
+
+  let gridTimer = null;
+  // Tells the server the game and grid (after layout settles), and follows the screen's events.
+  function touchLayout() {
+    if (!touch) return;
+    if (!enabled) {
+      if (touch.source) { touch.source.close(); touch.source = null; }
+      showPointer({});
+      showStatus('', '');
+      return;
+    }
+    touchElements();
+    clearTimeout(gridTimer);
+    gridTimer = setTimeout(() => {
+      post(touchUrl('/grid'), { game: touch.game, cols: grid.cols, rows: grid.rows }).catch(() => {});
+    }, 100);
+    if (!touch.source) {
+      touch.source = new EventSource(touchUrl('/events'));
+      touch.source.addEventListener('status', ev => {
+        const s = JSON.parse(ev.data);
+        if (!s.game || s.game === touch.game) describeStatus(s);
+      });
+      touch.source.addEventListener('pointer', ev => {
+        const e = JSON.parse(ev.data);
+        if (e.game === touch.game && !touch.calibrating) showPointer(e.pointer);
+      });
+      touch.source.addEventListener('tap', ev => {
+        const e = JSON.parse(ev.data);
+        if (e.game !== touch.game || touch.calibrating) return;
+        touch.taps.push(e.tap);
+        try { touch.onTap(e.tap.cell[0], e.tap.cell[1]); } catch (err) { console.error(err); }
+      });
+    }
+    if (touch.pattern && box) drawPattern(touch.pattern, box.width, box.height);
+  }
+
+  Object.assign(Projector, {
+    // Camera taps for this page: `game` names it on the server, onTap(col, row) acts as a click.
+    touch(options) {
+      touch = { game: options.game, onTap: options.onTap, screen: screenName(), source: null, taps: [], pointer: {} };
+      document.addEventListener('keydown', ev => {
+        if (!enabled || ev.target.closest && ev.target.closest('input, textarea, select')) return;
+        if (ev.key === 'k' || ev.key === 'K') { ev.preventDefault(); Projector.calibrateCamera(); }
+      });
+      layout();
+    },
+    // Projects the pattern until the camera has found it (or said why not).
+    async calibrateCamera() {
+      if (!touch) return;
+      if (!enabled) Projector.enable(true);
+      if (touch.calibrating) return;
+      touch.calibrating = true;
+      showPointer({});
+      const canvas = document.createElement('canvas');
+      canvas.className = 'touch-pattern';
+      touch.pattern = canvas;
+      drawPattern(canvas, box.width, box.height);
+      stage.appendChild(canvas);
+      showStatus('calibrating the camera: keep hands off the table', 'warn');
+      let result;
+      try {
+        // Two frames for the projector to show it.
+        await new Promise(r => setTimeout(r, 300));
+        const fit = await post(touchUrl('/calibrate'), { game: touch.game, cols: grid.cols, rows: grid.rows });
+        result = { ok: true, fit };
+        showStatus('camera calibrated (' + fit.rms_px.toFixed(2) + ' px)', 'on');
+      } catch (e) {
+        result = { ok: false, error: e.message };
+        showStatus('camera calibration failed: ' + e.message, 'off');
+      } finally {
+        canvas.remove();
+        touch.pattern = null;
+        touch.calibrating = false;
+      }
+      touch.lastCalibration = result;
+      return result;
+    },
+    // For tests and the curious: the taps received, the last pointer, the camera's state.
+    touchState() {
+      return touch ? { screen: touch.screen, game: touch.game, taps: touch.taps.slice(), pointer: touch.pointer, camera: touch.camera || null, calibrated: !!touch.calibrated, lastCalibration: touch.lastCalibration || null } : null;
+    },
+  });
   window.Projector = Projector;
 })();

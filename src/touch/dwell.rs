@@ -1,0 +1,262 @@
+//! Fingertip positions over time to taps.
+//!
+//! A tap is a fingertip that stays on one cell for the dwell time (0.6 s by default) and then
+//! leaves the cell or lifts (is no longer seen). What is not a tap:
+//!
+//! - a hand passing over the board: it stays on no cell long enough;
+//! - an arm resting at the edge: it stays too long (more than `max_dwell`), so it is resting
+//!   rather than pointing, and it gives no tap until the fingertip has left and come back;
+//! - a fingertip lost for a frame or two (noise, a shadow): the dwell goes on if it comes back
+//!   to the same cell within `gap`.
+//!
+//! Cells are kept with some hysteresis: a fingertip trembling on the line between two cells
+//! stays on the one it came to until it is `hysteresis` of a cell beyond that cell's edge.
+
+use serde::{Deserialize, Serialize};
+
+/// How dwelling turns into taps.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DwellSettings {
+    /// Seconds on one cell that make a tap (counted when the fingertip then leaves or lifts).
+    pub dwell: f64,
+    /// Seconds after which a fingertip on one cell is resting, not pointing: no tap.
+    pub max_dwell: f64,
+    /// Seconds a fingertip may be lost and still be the same dwell.
+    pub gap: f64,
+    /// How far beyond its cell's edge (in cells) a fingertip may stray and still be on it.
+    pub hysteresis: f64,
+}
+
+impl Default for DwellSettings {
+    fn default() -> DwellSettings {
+        DwellSettings { dwell: 0.6, max_dwell: 4.0, gap: 0.2, hysteresis: 0.2 }
+    }
+}
+
+impl DwellSettings {
+    /// An error naming the setting that makes no sense.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.dwell.is_finite() && (0.1..=10.0).contains(&self.dwell)) {
+            return Err(format!("dwell {} s: must be 0.1 to 10 seconds", self.dwell));
+        }
+        if !(self.max_dwell.is_finite() && self.max_dwell > self.dwell) {
+            return Err(format!("max dwell {} s: must be longer than the dwell ({} s)", self.max_dwell, self.dwell));
+        }
+        if !(self.gap.is_finite() && (0.0..=2.0).contains(&self.gap)) {
+            return Err(format!("gap {} s: must be 0 to 2 seconds", self.gap));
+        }
+        if !(self.hysteresis.is_finite() && (0.0..0.5).contains(&self.hysteresis)) {
+            return Err(format!("hysteresis {}: must be 0 to 0.5 of a cell", self.hysteresis));
+        }
+        Ok(())
+    }
+}
+
+/// A tap on a cell.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Tap {
+    /// Column and row, from the grid's top left.
+    pub cell: [usize; 2],
+    /// When the dwell began and when it ended (the fingertip left or lifted), in seconds.
+    pub dwell_start: f64,
+    pub dwell_end: f64,
+}
+
+/// What the page shows: where the fingertip is and how far its dwell has gone.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Pointer {
+    /// The fingertip in cell units (column, row; a cell's centre is at +0.5), if one is seen.
+    pub at: Option<[f64; 2]>,
+    /// The cell dwelt on.
+    pub cell: Option<[usize; 2]>,
+    /// 0 to 1: the ring that fills while the fingertip dwells (1: a tap when it leaves).
+    pub progress: f64,
+    /// The fingertip has stayed too long: resting, not pointing.
+    pub resting: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Dwelling {
+    cell: [usize; 2],
+    since: f64,
+    last_seen: f64,
+}
+
+/// Turns a stream of fingertip positions into taps.
+#[derive(Clone, Debug)]
+pub struct DwellTracker {
+    settings: DwellSettings,
+    cols: usize,
+    rows: usize,
+    current: Option<Dwelling>,
+    last_at: Option<[f64; 2]>,
+}
+
+impl DwellTracker {
+    pub fn new(settings: DwellSettings, cols: usize, rows: usize) -> DwellTracker {
+        DwellTracker { settings, cols, rows, current: None, last_at: None }
+    }
+
+    pub fn settings(&self) -> &DwellSettings {
+        &self.settings
+    }
+
+    /// One frame: the fingertip (in cell units) or none, at `time` seconds. Returns the tap
+    /// this frame ends, if any.
+    pub fn update(&mut self, time: f64, fingertip: Option<[f64; 2]>) -> Option<Tap> {
+        self.last_at = fingertip.filter(|p| self.inside(*p));
+        let Some(at) = self.last_at else {
+            // Lost or off the grid: lifted once the gap has passed.
+            let lifted = self.current.is_some_and(|d| time - d.last_seen > self.settings.gap);
+            return if lifted { self.end(time) } else { None };
+        };
+        match self.current {
+            Some(d) if self.on_cell(at, d.cell) => {
+                self.current = Some(Dwelling { last_seen: time, ..d });
+                None
+            }
+            Some(_) => {
+                let tap = self.end(time);
+                self.current = Some(Dwelling { cell: cell_of(at), since: time, last_seen: time });
+                tap
+            }
+            None => {
+                self.current = Some(Dwelling { cell: cell_of(at), since: time, last_seen: time });
+                None
+            }
+        }
+    }
+
+    /// What the page shows after the last update, at `time`.
+    pub fn pointer(&self, time: f64) -> Pointer {
+        let Some(d) = self.current else {
+            return Pointer { at: self.last_at, ..Pointer::default() };
+        };
+        let held = (d.last_seen.min(time) - d.since).max(0.0);
+        let resting = held > self.settings.max_dwell;
+        Pointer {
+            at: self.last_at,
+            cell: Some(d.cell),
+            progress: if resting { 0.0 } else { (held / self.settings.dwell).min(1.0) },
+            resting,
+        }
+    }
+
+    /// Ends the current dwell: a tap if it lasted the dwell time and no longer than the maximum.
+    fn end(&mut self, _time: f64) -> Option<Tap> {
+        let d = self.current.take()?;
+        let held = d.last_seen - d.since;
+        (held + 1e-9 >= self.settings.dwell && held <= self.settings.max_dwell)
+            .then_some(Tap { cell: d.cell, dwell_start: d.since, dwell_end: d.last_seen })
+    }
+
+    fn inside(&self, [x, y]: [f64; 2]) -> bool {
+        x >= 0.0 && y >= 0.0 && x < self.cols as f64 && y < self.rows as f64
+    }
+
+    fn on_cell(&self, [x, y]: [f64; 2], [c, r]: [usize; 2]) -> bool {
+        let h = self.settings.hysteresis;
+        x >= c as f64 - h && x < (c + 1) as f64 + h && y >= r as f64 - h && y < (r + 1) as f64 + h
+    }
+}
+
+fn cell_of([x, y]: [f64; 2]) -> [usize; 2] {
+    [x.max(0.0).floor() as usize, y.max(0.0).floor() as usize]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FPS: f64 = 15.0;
+
+    /// Feeds positions at FPS from `start`; returns the taps and the time after the last frame.
+    fn feed(tracker: &mut DwellTracker, start: f64, points: &[Option<[f64; 2]>]) -> (Vec<Tap>, f64) {
+        let mut taps = Vec::new();
+        let mut t = start;
+        for p in points {
+            taps.extend(tracker.update(t, *p));
+            t += 1.0 / FPS;
+        }
+        (taps, t)
+    }
+
+    fn hold(at: [f64; 2], seconds: f64) -> Vec<Option<[f64; 2]>> {
+        vec![Some(at); (seconds * FPS).round() as usize]
+    }
+
+    fn none(seconds: f64) -> Vec<Option<[f64; 2]>> {
+        vec![None; (seconds * FPS).round() as usize]
+    }
+
+    #[test]
+    fn a_dwell_then_a_lift_is_one_tap_on_that_cell() {
+        let mut tracker = DwellTracker::new(DwellSettings::default(), 8, 6);
+        let mut frames = hold([3.4, 2.6], 0.8);
+        frames.extend(none(0.5));
+        let (taps, _) = feed(&mut tracker, 10.0, &frames);
+        assert_eq!(taps.len(), 1, "{taps:?}");
+        assert_eq!(taps[0].cell, [3, 2]);
+        assert!((taps[0].dwell_start - 10.0).abs() < 1e-9);
+        assert!(taps[0].dwell_end - taps[0].dwell_start >= 0.6);
+    }
+
+    #[test]
+    fn a_passing_hand_and_a_resting_arm_are_not_taps() {
+        let mut tracker = DwellTracker::new(DwellSettings::default(), 8, 6);
+        // A sweep across the grid: a third of a cell a frame.
+        let sweep: Vec<_> = (0..24).map(|i| Some([i as f64 / 3.0, 2.5])).collect();
+        let (taps, t) = feed(&mut tracker, 0.0, &sweep);
+        assert!(taps.is_empty(), "{taps:?}");
+        // An arm resting on an edge cell for 6 seconds, then withdrawn.
+        let mut rest = hold([0.3, 5.5], 6.0);
+        rest.extend(none(0.5));
+        let (taps, _) = feed(&mut tracker, t, &rest);
+        assert!(taps.is_empty(), "{taps:?}");
+    }
+
+    #[test]
+    fn trembling_on_a_line_and_a_lost_frame_keep_the_dwell() {
+        let mut tracker = DwellTracker::new(DwellSettings::default(), 8, 6);
+        // On cell (2, 1) near its right edge, trembling across it by a tenth of a cell.
+        let mut frames: Vec<_> = (0..12).map(|i| Some([2.95 + if i % 2 == 1 { 0.1 } else { -0.05 }, 1.5])).collect();
+        frames[6] = None;
+        frames.extend(none(0.4));
+        let (taps, _) = feed(&mut tracker, 0.0, &frames);
+        assert_eq!(taps.len(), 1, "{taps:?}");
+        assert_eq!(taps[0].cell, [2, 1], "the cell the fingertip came to");
+    }
+
+    #[test]
+    fn moving_from_cell_to_cell_taps_each_dwelt_one() {
+        let mut tracker = DwellTracker::new(DwellSettings::default(), 8, 6);
+        let mut frames = hold([1.5, 1.5], 0.7);
+        frames.extend(hold([1.5, 2.5], 0.3)); // too short
+        frames.extend(hold([4.5, 2.5], 0.9));
+        frames.extend(none(0.4));
+        let (taps, _) = feed(&mut tracker, 0.0, &frames);
+        let cells: Vec<_> = taps.iter().map(|t| t.cell).collect();
+        assert_eq!(cells, vec![[1, 1], [4, 2]]);
+    }
+
+    #[test]
+    fn the_ring_fills_with_the_dwell_and_a_resting_finger_empties_it() {
+        let mut tracker = DwellTracker::new(DwellSettings::default(), 8, 6);
+        let (_, t) = feed(&mut tracker, 0.0, &hold([5.5, 0.5], 0.3));
+        let p = tracker.pointer(t);
+        assert_eq!(p.cell, Some([5, 0]));
+        assert!(p.progress > 0.3 && p.progress < 0.7, "{p:?}");
+        let (_, t) = feed(&mut tracker, t, &hold([5.5, 0.5], 5.0));
+        let p = tracker.pointer(t);
+        assert!(p.resting && p.progress == 0.0, "{p:?}");
+    }
+
+    #[test]
+    fn impossible_settings_are_named() {
+        let bad = DwellSettings { dwell: 0.0, ..DwellSettings::default() };
+        assert!(bad.validate().unwrap_err().contains("dwell"));
+        let bad = DwellSettings { max_dwell: 0.5, ..DwellSettings::default() };
+        assert!(bad.validate().unwrap_err().contains("max dwell"));
+        assert!(DwellSettings::default().validate().is_ok());
+    }
+}

@@ -1,0 +1,184 @@
+//! The hand in a foreground mask, and its fingertip.
+//!
+//! An arm reaches over the table from outside the camera's view, so a hand is a foreground
+//! region that touches the image border; what changes inside the picture alone (the page
+//! animating, a piece moved by the game) does not. The fingertip is the point of the region
+//! farthest from where the arm enters. A pointing finger ends in a thin tip; a head or a
+//! shoulder leaning in ends bluntly, so the share of the region near its farthest point tells
+//! them apart.
+
+use image::GrayImage;
+use imageproc::region_labelling::{connected_components, Connectivity};
+use serde::{Deserialize, Serialize};
+
+/// What makes a region a hand with a fingertip.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FingertipSettings {
+    /// The smallest region, as a share of the image's pixels.
+    pub min_area: f64,
+    /// The shortest reach from the image border to the fingertip, as a share of the image's
+    /// diagonal.
+    pub min_reach: f64,
+    /// The radius around the farthest point that is judged, as a share of the diagonal.
+    pub tip_radius: f64,
+    /// A tip fuller than this (share of the disc of `tip_radius` covered) is blunt: no finger.
+    pub max_tip_fill: f64,
+}
+
+impl Default for FingertipSettings {
+    fn default() -> FingertipSettings {
+        FingertipSettings { min_area: 0.002, min_reach: 0.08, tip_radius: 0.04, max_tip_fill: 0.4 }
+    }
+}
+
+/// A region reaching in from the border.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Reach {
+    /// The fingertip, in image pixels: a little back from the farthest point, on the finger pad.
+    pub fingertip: [f64; 2],
+    /// Where the arm enters: the mean of the region's pixels on the image border.
+    pub entry: [f64; 2],
+    /// The region's size in pixels.
+    pub area: usize,
+    /// Distance from entry to the farthest point, in pixels.
+    pub reach: f64,
+    /// Share of the disc around the farthest point covered by the region.
+    pub tip_fill: f64,
+    /// Thin enough a tip, long enough a reach and a tip away from the image border: a
+    /// pointing finger.
+    pub pointing: bool,
+}
+
+/// Every region of `mask` (non-zero = foreground) that touches the image border, largest
+/// first, with its fingertip.
+pub fn reaches(mask: &GrayImage, settings: &FingertipSettings) -> Vec<Reach> {
+    let (w, h) = mask.dimensions();
+    if w < 3 || h < 3 {
+        return Vec::new();
+    }
+    let labels = connected_components(mask, Connectivity::Eight, image::Luma([0u8]));
+    let count = labels.pixels().map(|p| p[0]).max().unwrap_or(0) as usize;
+    if count == 0 {
+        return Vec::new();
+    }
+    // Per label: area and the sum and count of border pixels.
+    let mut area = vec![0usize; count + 1];
+    let mut border = vec![(0.0f64, 0.0f64, 0usize); count + 1];
+    for (x, y, p) in labels.enumerate_pixels() {
+        let l = p[0] as usize;
+        if l == 0 {
+            continue;
+        }
+        area[l] += 1;
+        if x == 0 || y == 0 || x == w - 1 || y == h - 1 {
+            let b = &mut border[l];
+            b.0 += x as f64;
+            b.1 += y as f64;
+            b.2 += 1;
+        }
+    }
+    let diagonal = ((w as f64).powi(2) + (h as f64).powi(2)).sqrt();
+    let min_area = (settings.min_area * (w * h) as f64).max(4.0) as usize;
+    let mut out = Vec::new();
+    for l in 1..=count {
+        let (sx, sy, n) = border[l];
+        if n == 0 || area[l] < min_area {
+            continue;
+        }
+        let entry = [sx / n as f64, sy / n as f64];
+        // The farthest pixel from the entry.
+        let mut far = (0.0f64, [0.0f64; 2]);
+        for (x, y, p) in labels.enumerate_pixels() {
+            if p[0] as usize == l {
+                let d = (x as f64 - entry[0]).powi(2) + (y as f64 - entry[1]).powi(2);
+                if d > far.0 {
+                    far = (d, [x as f64, y as f64]);
+                }
+            }
+        }
+        let reach = far.0.sqrt();
+        let tip = far.1;
+        // The region near the tip: its share of the disc, and its mean (on the finger pad).
+        let r = (settings.tip_radius * diagonal).max(2.0);
+        let (x0, x1) = ((tip[0] - r).max(0.0) as u32, ((tip[0] + r) as u32).min(w - 1));
+        let (y0, y1) = ((tip[1] - r).max(0.0) as u32, ((tip[1] + r) as u32).min(h - 1));
+        let pad_r = r * 0.3;
+        let (mut inside, mut disc, mut pad) = (0usize, 0usize, (0.0f64, 0.0f64, 0usize));
+        for y in y0..=y1 {
+            for x in x0..=x1 {
+                let d2 = (x as f64 - tip[0]).powi(2) + (y as f64 - tip[1]).powi(2);
+                if d2 <= r * r {
+                    disc += 1;
+                }
+                if labels.get_pixel(x, y)[0] as usize != l {
+                    continue;
+                }
+                if d2 <= r * r {
+                    inside += 1;
+                }
+                if d2 <= pad_r * pad_r {
+                    pad.0 += x as f64;
+                    pad.1 += y as f64;
+                    pad.2 += 1;
+                }
+            }
+        }
+        // Only the part of the disc inside the image counts.
+        let tip_fill = inside as f64 / disc.max(1) as f64;
+        let fingertip = if pad.2 > 0 { [pad.0 / pad.2 as f64, pad.1 / pad.2 as f64] } else { tip };
+        // A farthest point on the image border is a region lying along it, not a finger
+        // pointing into the picture.
+        let off_border = tip[0].min(tip[1]).min(w as f64 - 1.0 - tip[0]).min(h as f64 - 1.0 - tip[1]) >= r * 0.5;
+        let pointing = reach >= settings.min_reach * diagonal && tip_fill <= settings.max_tip_fill && off_border;
+        out.push(Reach { fingertip, entry, area: area[l], reach, tip_fill, pointing });
+    }
+    out.sort_by(|a, b| b.area.cmp(&a.area));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use imageproc::drawing::{draw_filled_circle_mut, draw_filled_rect_mut, draw_line_segment_mut};
+    use imageproc::rect::Rect;
+
+    const W: u32 = 320;
+    const H: u32 = 240;
+
+    /// An arm from the bottom edge with a finger pointing up to (160, 70).
+    fn pointing_arm() -> GrayImage {
+        let mut m = GrayImage::new(W, H);
+        draw_filled_rect_mut(&mut m, Rect::at(135, 150).of_size(50, 90), image::Luma([255])); // forearm and palm
+        for dx in -3..=3 {
+            draw_line_segment_mut(&mut m, (160.0 + dx as f32, 150.0), (160.0 + dx as f32, 70.0), image::Luma([255]));
+        }
+        m
+    }
+
+    #[test]
+    fn a_pointing_finger_is_found_at_its_tip() {
+        let found = reaches(&pointing_arm(), &FingertipSettings::default());
+        assert_eq!(found.len(), 1);
+        let r = found[0];
+        assert!(r.pointing, "{r:?}");
+        assert!((r.fingertip[0] - 160.0).abs() < 3.0 && (r.fingertip[1] - 70.0).abs() < 6.0, "{r:?}");
+        assert!((r.entry[1] - 239.0).abs() < 1e-9, "enters at the bottom edge: {r:?}");
+    }
+
+    #[test]
+    fn a_blob_inside_the_picture_and_a_blunt_shoulder_are_not_fingers() {
+        let mut m = GrayImage::new(W, H);
+        // The page animating: a change away from the border.
+        draw_filled_circle_mut(&mut m, (160, 100), 20, image::Luma([255]));
+        // A shoulder leaning in from the left edge.
+        draw_filled_circle_mut(&mut m, (0, 200), 60, image::Luma([255]));
+        let found = reaches(&m, &FingertipSettings::default());
+        assert_eq!(found.len(), 1, "only the region at the border: {found:?}");
+        assert!(!found[0].pointing, "blunt: {:?}", found[0]);
+    }
+
+    #[test]
+    fn an_empty_mask_has_no_reach() {
+        assert!(reaches(&GrayImage::new(W, H), &FingertipSettings::default()).is_empty());
+    }
+}

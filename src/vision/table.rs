@@ -1,0 +1,379 @@
+//! The table under a projector, as the camera sees it: the projected calibration pattern found
+//! (giving the map from camera pixels to the game's cells), hands told from the projected
+//! picture, and the frame-by-frame road from a camera frame to the fingertip and its taps.
+//!
+//! The pure parts (pattern geometry, fingertip, dwell) are in `crate::touch`.
+
+use image::GrayImage;
+use opencv::core::{self, Mat, Point2f, Size, Vector};
+use opencv::imgproc;
+use opencv::prelude::*;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use super::{fit_h, VisionError};
+use crate::touch::dwell::{DwellSettings, DwellTracker, Pointer, Tap};
+use crate::touch::fingertip::{reaches, FingertipSettings, Reach};
+use crate::touch::grid_map::{apply, invert, GridMap, Homography};
+use crate::touch::pattern::CalibrationPattern;
+
+/// Why the projected pattern gave no map.
+#[derive(Debug, Error)]
+pub enum PatternError {
+    #[error("the calibration pattern is not seen: is the page in projector mode with the pattern shown, the projector on and the whole pinned rectangle in the camera's view?")]
+    NotSeen,
+    #[error("the calibration pattern is too small in the camera image ({share:.1}% of it; at least {min:.1}%): bring the camera closer or make the projected grid larger")]
+    TooSmall { share: f64, min: f64 },
+    #[error("the calibration pattern is seen too obliquely (its sides differ {ratio:.1} to 1; at most {max:.1}): put the camera more above the table")]
+    TooOblique { ratio: f64, max: f64 },
+    #[error("the calibration pattern's top could not be told (its marker is not seen)")]
+    NoMarker,
+    #[error(transparent)]
+    Vision(#[from] VisionError),
+}
+
+impl From<opencv::Error> for PatternError {
+    fn from(e: opencv::Error) -> PatternError {
+        PatternError::Vision(VisionError::OpenCv(e))
+    }
+}
+
+const MIN_SHARE_PERCENT: f64 = 2.0;
+const MAX_SIDE_RATIO: f64 = 3.0;
+
+/// The map found from the pattern, and how well the pattern's corners fit it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PatternFit {
+    pub map: GridMap,
+    /// Root mean square distance of the found corners from the fitted map, in pixels.
+    pub rms_px: f64,
+    pub corners: usize,
+}
+
+/// Finds the projected pattern (see [`CalibrationPattern`]) in an 8-bit BGR frame and maps the
+/// pinned rectangle, cut into `cols` by `rows` cells.
+pub fn find_pattern(frame: &Mat, pattern: &CalibrationPattern, cols: usize, rows: usize) -> Result<PatternFit, PatternError> {
+    let grey = to_grey(frame)?;
+    let (nx, ny) = pattern.inner_corners();
+    let mut found = Mat::default();
+    let flags = opencv::calib3d::CALIB_CB_NORMALIZE_IMAGE | opencv::calib3d::CALIB_CB_EXHAUSTIVE | opencv::calib3d::CALIB_CB_ACCURACY;
+    let ok = opencv::calib3d::find_chessboard_corners_sb(&grey, Size::new(nx as i32, ny as i32), &mut found, flags)?;
+    if !ok || (found.rows() * found.cols()) as usize != nx * ny {
+        return Err(PatternError::NotSeen);
+    }
+    let image_points: Vec<(f64, f64)> = found.data_typed::<Point2f>()?.iter().map(|p| (p.x as f64, p.y as f64)).collect();
+    let fractions = pattern.corner_fractions();
+    // The order OpenCV reports may start at any corner of the checker: try each symmetry of
+    // the corner grid, keep those that do not mirror, and let the marker tell the top.
+    let mut best: Option<(f64, Homography, Vec<(f64, f64)>)> = None;
+    for symmetry in 0..8 {
+        let Some(order) = reorder(nx, ny, symmetry) else { continue };
+        let src: Vec<(f64, f64)> = order.iter().map(|&k| (fractions[k][0], fractions[k][1])).collect();
+        let (rect_to_camera, _) = fit_h(&src, &image_points, 0.0)?;
+        if mirrors(&rect_to_camera) {
+            continue;
+        }
+        let marker = pattern.marker_centre();
+        let Some(at) = apply(&rect_to_camera, marker) else { continue };
+        let darkness = 255.0 - mean_around(&grey, at, 2)?;
+        if best.as_ref().is_none_or(|(d, _, _)| darkness > *d) {
+            best = Some((darkness, rect_to_camera, src));
+        }
+    }
+    let Some((darkness, rect_to_camera, src)) = best else { return Err(PatternError::NoMarker) };
+    // The marker must be darker than the white ring beside it.
+    let ring = mean_around(&grey, apply(&rect_to_camera, [0.5 + 1.0 / pattern.across as f64, 0.5 / pattern.down as f64]).unwrap_or([0.0, 0.0]), 2)?;
+    if 255.0 - darkness > ring - 30.0 {
+        return Err(PatternError::NoMarker);
+    }
+    let corners: Vec<[f64; 2]> = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]].iter().filter_map(|&p| apply(&rect_to_camera, p)).collect();
+    if corners.len() != 4 {
+        return Err(PatternError::NotSeen);
+    }
+    let (w, h) = (frame.cols() as f64, frame.rows() as f64);
+    let share = 100.0 * polygon_area(&corners) / (w * h);
+    if share < MIN_SHARE_PERCENT {
+        return Err(PatternError::TooSmall { share, min: MIN_SHARE_PERCENT });
+    }
+    let side = |a: [f64; 2], b: [f64; 2]| ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt();
+    let ratio = (side(corners[0], corners[1]) / side(corners[3], corners[2]))
+        .max(side(corners[3], corners[2]) / side(corners[0], corners[1]))
+        .max(side(corners[0], corners[3]) / side(corners[1], corners[2]))
+        .max(side(corners[1], corners[2]) / side(corners[0], corners[3]));
+    if ratio > MAX_SIDE_RATIO {
+        return Err(PatternError::TooOblique { ratio, max: MAX_SIDE_RATIO });
+    }
+    let rms_px = {
+        let sum: f64 = src
+            .iter()
+            .zip(&image_points)
+            .map(|(&(fx, fy), &(x, y))| apply(&rect_to_camera, [fx, fy]).map_or(1e6, |[px, py]| (px - x).powi(2) + (py - y).powi(2)))
+            .sum();
+        (sum / src.len() as f64).sqrt()
+    };
+    let camera_to_rect = invert(&rect_to_camera).ok_or(PatternError::NotSeen)?;
+    let map = GridMap { cols, rows, camera_to_rect, image_size: [frame.cols() as u32, frame.rows() as u32] };
+    Ok(PatternFit { map, rms_px, corners: nx * ny })
+}
+
+/// The corner indices (into `corner_fractions`) in the order OpenCV reported them, under one
+/// of the 8 symmetries of the corner grid (transposes only when the grid is square).
+fn reorder(nx: usize, ny: usize, symmetry: usize) -> Option<Vec<usize>> {
+    let transpose = symmetry >= 4;
+    let (flip_x, flip_y) = (symmetry & 1 == 1, symmetry & 2 == 2);
+    if transpose && nx != ny {
+        return None;
+    }
+    let mut out = Vec::with_capacity(nx * ny);
+    for k in 0..nx * ny {
+        let (mut i, mut j) = (k % nx, k / nx);
+        if transpose {
+            std::mem::swap(&mut i, &mut j);
+        }
+        if flip_x {
+            i = nx - 1 - i;
+        }
+        if flip_y {
+            j = ny - 1 - j;
+        }
+        out.push(j * nx + i);
+    }
+    Some(out)
+}
+
+/// Whether the map from the rectangle to the image turns it over (seen from below the table).
+fn mirrors(h: &Homography) -> bool {
+    let (Some(o), Some(x), Some(y)) = (apply(h, [0.5, 0.5]), apply(h, [0.6, 0.5]), apply(h, [0.5, 0.6])) else { return true };
+    let cross = (x[0] - o[0]) * (y[1] - o[1]) - (x[1] - o[1]) * (y[0] - o[0]);
+    cross < 0.0
+}
+
+fn polygon_area(points: &[[f64; 2]]) -> f64 {
+    let n = points.len();
+    (0..n).map(|i| points[i][0] * points[(i + 1) % n][1] - points[(i + 1) % n][0] * points[i][1]).sum::<f64>().abs() / 2.0
+}
+
+fn to_grey(frame: &Mat) -> Result<Mat, VisionError> {
+    if frame.empty() || frame.typ() != core::CV_8UC3 {
+        return Err(VisionError::BadImage(format!("type {} of {}x{}", frame.typ(), frame.cols(), frame.rows())));
+    }
+    let mut grey = Mat::default();
+    imgproc::cvt_color_def(frame, &mut grey, imgproc::COLOR_BGR2GRAY)?;
+    Ok(grey)
+}
+
+/// Mean grey in a square of half-size `r` around a point (255 off the image: unseen is not dark).
+fn mean_around(grey: &Mat, [x, y]: [f64; 2], r: i32) -> Result<f64, VisionError> {
+    let (cx, cy) = (x.round() as i32, y.round() as i32);
+    let (mut sum, mut n) = (0.0, 0);
+    for yy in cy - r..=cy + r {
+        for xx in cx - r..=cx + r {
+            if xx >= 0 && yy >= 0 && xx < grey.cols() && yy < grey.rows() {
+                sum += *grey.at_2d::<u8>(yy, xx)? as f64;
+                n += 1;
+            }
+        }
+    }
+    Ok(if n == 0 { 255.0 } else { sum / n as f64 })
+}
+
+/// How the foreground (what is not the projected table) is told.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ForegroundSettings {
+    /// Frames are worked on at this width (pixels), for speed and to smooth noise.
+    pub work_width: u32,
+    /// A pixel differs from the background by more than this (0-255, the largest channel).
+    pub threshold: f64,
+    /// How fast the background follows the table where nothing is in front of it (per frame).
+    pub learn_rate: f64,
+    /// How fast it takes in changes of the projected picture itself (regions not reaching the
+    /// image border), per frame.
+    pub absorb_rate: f64,
+    /// How fast it takes in what reaches in from the border (an arm resting for long, a
+    /// projected picture larger than the view), per frame: slow enough that a dwelling hand
+    /// stays foreground for seconds.
+    pub reaching_rate: f64,
+}
+
+impl Default for ForegroundSettings {
+    fn default() -> ForegroundSettings {
+        ForegroundSettings { work_width: 320, threshold: 40.0, learn_rate: 0.05, absorb_rate: 0.35, reaching_rate: 0.01 }
+    }
+}
+
+/// A running model of the table as projected, with nothing in front of it.
+pub struct Foreground {
+    settings: ForegroundSettings,
+    background: Option<Mat>,
+    size: Size,
+}
+
+impl Foreground {
+    pub fn new(settings: ForegroundSettings) -> Foreground {
+        Foreground { settings, background: None, size: Size::new(0, 0) }
+    }
+
+    /// Forgets the background (the projected picture changed as a whole: a new game, the
+    /// pattern shown).
+    pub fn reset(&mut self) {
+        self.background = None;
+    }
+
+    /// The frame at working size, as 32-bit float BGR.
+    fn work(&mut self, frame: &Mat) -> Result<Mat, VisionError> {
+        if frame.empty() || frame.typ() != core::CV_8UC3 {
+            return Err(VisionError::BadImage(format!("type {} of {}x{}", frame.typ(), frame.cols(), frame.rows())));
+        }
+        let w = self.settings.work_width.min(frame.cols() as u32).max(16) as i32;
+        let h = ((frame.rows() as f64) * w as f64 / frame.cols() as f64).round().max(1.0) as i32;
+        self.size = Size::new(w, h);
+        let mut small = Mat::default();
+        imgproc::resize(frame, &mut small, self.size, 0.0, 0.0, imgproc::INTER_AREA)?;
+        let mut float = Mat::default();
+        small.convert_to(&mut float, core::CV_32FC3, 1.0, 0.0)?;
+        Ok(float)
+    }
+
+    /// The scale from working pixels to frame pixels.
+    pub fn scale_to_frame(&self, frame_width: i32) -> f64 {
+        if self.size.width == 0 {
+            1.0
+        } else {
+            frame_width as f64 / self.size.width as f64
+        }
+    }
+
+    /// The foreground of a frame (at working size; 255 = foreground), then the background
+    /// learns from the frame: fast where the change does not reach the image border (the
+    /// projected picture changed), slowly where nothing is in front, not at all under a hand.
+    pub fn update(&mut self, frame: &Mat) -> Result<(GrayImage, Vec<Reach>), VisionError> {
+        let float = self.work(frame)?;
+        let Some(background) = self.background.as_mut().filter(|b| b.size().ok() == Some(float.size().unwrap_or_default())) else {
+            self.background = Some(float);
+            let (w, h) = (self.size.width as u32, self.size.height as u32);
+            return Ok((GrayImage::new(w, h), Vec::new()));
+        };
+        let mut diff = Mat::default();
+        core::absdiff(&float, &*background, &mut diff)?;
+        let mut channels = Vector::<Mat>::new();
+        core::split(&diff, &mut channels)?;
+        let mut largest = channels.get(0)?;
+        for c in 1..channels.len() {
+            let mut m = Mat::default();
+            core::max(&largest, &channels.get(c)?, &mut m)?;
+            largest = m;
+        }
+        let mut mask = Mat::default();
+        imgproc::threshold(&largest, &mut mask, self.settings.threshold, 255.0, imgproc::THRESH_BINARY)?;
+        let mut mask8 = Mat::default();
+        mask.convert_to(&mut mask8, core::CV_8U, 1.0, 0.0)?;
+        // Specks out, small holes (a knuckle's highlight) filled.
+        let kernel = imgproc::get_structuring_element(imgproc::MORPH_ELLIPSE, Size::new(3, 3), core::Point::new(-1, -1))?;
+        let mut opened = Mat::default();
+        imgproc::morphology_ex(&mask8, &mut opened, imgproc::MORPH_OPEN, &kernel, core::Point::new(-1, -1), 1, core::BORDER_CONSTANT, imgproc::morphology_default_border_value()?)?;
+        let kernel5 = imgproc::get_structuring_element(imgproc::MORPH_ELLIPSE, Size::new(5, 5), core::Point::new(-1, -1))?;
+        let mut closed = Mat::default();
+        imgproc::morphology_ex(&opened, &mut closed, imgproc::MORPH_CLOSE, &kernel5, core::Point::new(-1, -1), 1, core::BORDER_CONSTANT, imgproc::morphology_default_border_value()?)?;
+        let (w, h) = (closed.cols() as u32, closed.rows() as u32);
+        let gray = GrayImage::from_raw(w, h, closed.data_bytes()?.to_vec()).ok_or_else(|| VisionError::BadImage("mask".into()))?;
+        let found = reaches(&gray, &FingertipSettings::default());
+
+        // Learning: regions touching the border (arms, people) are learnt very slowly; other
+        // foreground is taken in fast; the rest follows slowly.
+        let mut reaching = GrayImage::new(w, h);
+        if !found.is_empty() {
+            let labels = imageproc::region_labelling::connected_components(&gray, imageproc::region_labelling::Connectivity::Eight, image::Luma([0u8]));
+            let mut border_labels = std::collections::HashSet::new();
+            for (x, y, p) in labels.enumerate_pixels() {
+                if p[0] != 0 && (x == 0 || y == 0 || x == w - 1 || y == h - 1) {
+                    border_labels.insert(p[0]);
+                }
+            }
+            for (x, y, p) in labels.enumerate_pixels() {
+                if border_labels.contains(&p[0]) {
+                    reaching.put_pixel(x, y, image::Luma([255]));
+                }
+            }
+        }
+        let reaching_mat = Mat::new_rows_cols_with_data(h as i32, w as i32, reaching.as_raw())?.try_clone()?;
+        let mut absorb = Mat::default();
+        let mut not_reaching = Mat::default();
+        core::bitwise_not(&reaching_mat, &mut not_reaching, &core::no_array())?;
+        core::bitwise_and(&closed, &not_reaching, &mut absorb, &core::no_array())?;
+        let mut still = Mat::default();
+        let mut not_closed = Mat::default();
+        core::bitwise_not(&closed, &mut not_closed, &core::no_array())?;
+        core::bitwise_and(&not_closed, &not_reaching, &mut still, &core::no_array())?;
+        imgproc::accumulate_weighted(&float, background, self.settings.absorb_rate, &absorb)?;
+        imgproc::accumulate_weighted(&float, background, self.settings.learn_rate, &still)?;
+        imgproc::accumulate_weighted(&float, background, self.settings.reaching_rate, &reaching_mat)?;
+        Ok((gray, found))
+    }
+}
+
+/// What one frame gave: where the fingertip is and the tap it ended, if any.
+#[derive(Clone, Debug, Serialize)]
+pub struct TouchFrame {
+    pub time: f64,
+    pub pointer: Pointer,
+    pub tap: Option<Tap>,
+    /// The fingertip in frame pixels, when a pointing hand is seen.
+    pub fingertip_px: Option<[f64; 2]>,
+}
+
+/// A camera over a projected game: frames in, fingertip and taps out.
+pub struct TableWatcher {
+    map: GridMap,
+    foreground: Foreground,
+    dwell: DwellTracker,
+    last_tip: Option<[f64; 2]>,
+}
+
+impl TableWatcher {
+    pub fn new(map: GridMap, foreground: ForegroundSettings, dwell: DwellSettings) -> TableWatcher {
+        let dwell = DwellTracker::new(dwell, map.cols, map.rows);
+        TableWatcher { map, foreground: Foreground::new(foreground), dwell, last_tip: None }
+    }
+
+    pub fn map(&self) -> &GridMap {
+        &self.map
+    }
+
+    /// The game on the screen changed its grid (same rectangle).
+    pub fn set_grid(&mut self, cols: usize, rows: usize) {
+        if (cols, rows) != (self.map.cols, self.map.rows) {
+            self.map = self.map.with_grid(cols, rows);
+            let settings = *self.dwell.settings();
+            self.dwell = DwellTracker::new(settings, cols, rows);
+        }
+    }
+
+    /// One camera frame at `time` seconds.
+    pub fn frame(&mut self, time: f64, frame: &Mat) -> Result<TouchFrame, VisionError> {
+        let (_, found) = self.foreground.update(frame)?;
+        let scale = self.foreground.scale_to_frame(frame.cols());
+        // Of the pointing hands whose fingertip is on the grid, the one nearest the last
+        // fingertip (a second hand passing does not steal the dwell), else the farthest reach.
+        let on_grid: Vec<([f64; 2], [f64; 2], f64)> = found
+            .iter()
+            .filter(|r| r.pointing)
+            .filter_map(|r| {
+                let px = [r.fingertip[0] * scale, r.fingertip[1] * scale];
+                let cells = self.map.to_cells(px)?;
+                let inside = cells[0] >= 0.0 && cells[1] >= 0.0 && cells[0] < self.map.cols as f64 && cells[1] < self.map.rows as f64;
+                inside.then_some((px, cells, r.reach))
+            })
+            .collect();
+        let chosen = match self.last_tip {
+            Some(last) => on_grid.iter().min_by(|a, b| dist(a.0, last).total_cmp(&dist(b.0, last))),
+            None => on_grid.iter().max_by(|a, b| a.2.total_cmp(&b.2)),
+        };
+        self.last_tip = chosen.map(|c| c.0);
+        let tap = self.dwell.update(time, chosen.map(|c| c.1));
+        Ok(TouchFrame { time, pointer: self.dwell.pointer(time), tap, fingertip_px: self.last_tip })
+    }
+}
+
+fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt()
+}

@@ -18,8 +18,13 @@ use super::supervisor::Backoff;
 use crate::touch::dwell::DwellSettings;
 use crate::vision::capture::{Capture, Captured, Policy};
 use crate::vision::source::SourceSpec;
-use crate::vision::table::{find_pattern, ForegroundSettings, PatternError, TableWatcher};
+use crate::vision::table::{find_pattern, outline_holds, ForegroundSettings, PatternError, TableWatcher};
 use crate::web::games::touch::TouchHub;
+
+/// How often the projected rectangle is checked against the calibration, when no hand is seen.
+const OUTLINE_CHECK_EVERY: f64 = 2.0;
+/// Failed checks in a row that say the camera or the projector moved.
+const OUTLINE_FAILURES: u32 = 3;
 
 /// A live source that delivers nothing for this long has failed.
 const STALL_LIMIT: Duration = Duration::from_secs(5);
@@ -96,6 +101,9 @@ fn follow(camera: &ScreenCamera, capture: &Capture, hub: &TouchHub, stop: &StopS
     let clock = Instant::now();
     let mut watcher: Option<TableWatcher> = None;
     let mut last_pattern_error: Option<String> = None;
+    // The outline check is armed once it has held after a calibration: a game whose picture is
+    // dark along its edges cannot be checked this way.
+    let mut outline = OutlineCheck::default();
     while !stop.is_stopped() {
         let frame = match capture.recv_timeout(STALL_LIMIT) {
             Ok(Captured::Frame(frame)) => frame,
@@ -108,12 +116,13 @@ fn follow(camera: &ScreenCamera, capture: &Capture, hub: &TouchHub, stop: &StopS
         if let Some(request) = hub.take_calibration(name) {
             match find_pattern(&frame.image, &request.pattern, request.cols, request.rows) {
                 Ok(fit) => {
-                    let outline = fit.map.outline();
-                    let body = json!({ "game": request.game, "rms_px": fit.rms_px, "corners": fit.corners, "outline": outline });
+                    let seen_at = fit.map.outline();
+                    let body = json!({ "game": request.game, "rms_px": fit.rms_px, "corners": fit.corners, "outline": seen_at });
                     let kept = hub.keep_map(name, &request.game, fit.map);
                     let _ = request.reply.send(kept.map(|()| body).map_err(|e| format!("the mapping was found but not kept: {e}")));
                     watcher = None;
                     last_pattern_error = None;
+                    outline = OutlineCheck::default();
                 }
                 Err(e) if Instant::now() >= request.deadline => {
                     let message = last_pattern_error.take().unwrap_or_else(|| e.to_string());
@@ -140,9 +149,62 @@ fn follow(camera: &ScreenCamera, capture: &Capture, hub: &TouchHub, stop: &StopS
         }
         current.set_grid(map.cols, map.rows);
         match current.frame(time, &frame.image) {
-            Ok(read) => hub.publish(name, read.pointer, read.tap),
+            Ok(read) => {
+                let idle = read.pointer.at.is_none();
+                hub.publish(name, read.pointer, read.tap);
+                if idle && time - outline.last >= OUTLINE_CHECK_EVERY {
+                    outline.last = time;
+                    if let Ok(Some(holds)) = outline_holds(&frame.image, &map) {
+                        if let Some(moved) = outline.record(holds) {
+                            hub.set_moved(name, moved);
+                        }
+                    }
+                }
+            }
             Err(e) => tracing::warn!(screen = %name, "frame {}: {e}", frame.index),
         }
     }
     Ok(())
+}
+
+/// The checks of the projected rectangle since the last calibration.
+#[derive(Default)]
+struct OutlineCheck {
+    last: f64,
+    armed: bool,
+    failures: u32,
+}
+
+impl OutlineCheck {
+    /// Takes one check; returns whether the screen counts as moved when that changes.
+    fn record(&mut self, holds: bool) -> Option<bool> {
+        if holds {
+            self.armed = true;
+            let was = self.failures >= OUTLINE_FAILURES;
+            self.failures = 0;
+            return was.then_some(false);
+        }
+        if !self.armed {
+            return None;
+        }
+        self.failures += 1;
+        (self.failures == OUTLINE_FAILURES).then_some(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_moved_screen_is_said_after_three_failed_checks_once_the_check_has_held() {
+        let mut check = OutlineCheck::default();
+        assert_eq!(check.record(false), None, "not armed: a dark-edged game cannot be checked");
+        assert_eq!(check.record(true), None);
+        assert_eq!(check.record(false), None);
+        assert_eq!(check.record(false), None);
+        assert_eq!(check.record(false), Some(true));
+        assert_eq!(check.record(false), None, "said once");
+        assert_eq!(check.record(true), Some(false), "back in place");
+    }
 }

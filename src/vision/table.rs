@@ -377,3 +377,45 @@ impl TableWatcher {
 fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt()
 }
+
+/// Whether the projected rectangle is still where the map puts it: along each side, the picture
+/// just inside is brighter than the dark page just outside. `None` when too little of the
+/// outline is in view to tell. A camera or projector that moved shifts the bright rectangle
+/// away from the mapped sides.
+pub fn outline_holds(frame: &Mat, map: &GridMap) -> Result<Option<bool>, VisionError> {
+    const BAND: f64 = 0.03;
+    const MARGIN: f64 = 12.0;
+    let grey = to_grey(frame)?;
+    let Some(rect_to_camera) = invert(&map.camera_to_rect) else { return Ok(None) };
+    let sides: [([f64; 2], [f64; 2], [f64; 2]); 4] = [
+        ([0.0, 0.0], [1.0, 0.0], [0.0, 1.0]),  // top: inward is down
+        ([1.0, 0.0], [1.0, 1.0], [-1.0, 0.0]), // right
+        ([0.0, 1.0], [1.0, 1.0], [0.0, -1.0]), // bottom
+        ([0.0, 0.0], [0.0, 1.0], [1.0, 0.0]),  // left
+    ];
+    let (w, h) = (grey.cols() as f64, grey.rows() as f64);
+    let seen = |p: [f64; 2]| p[0] >= 2.0 && p[1] >= 2.0 && p[0] < w - 2.0 && p[1] < h - 2.0;
+    let (mut measured, mut holding) = (0, 0);
+    for (a, b, inward) in sides {
+        let (mut inside, mut outside, mut n) = (0.0, 0.0, 0);
+        for k in 1..20 {
+            let t = 0.05 + 0.9 * k as f64 / 20.0;
+            let on = [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t];
+            let i = [on[0] + inward[0] * BAND, on[1] + inward[1] * BAND];
+            let o = [on[0] - inward[0] * BAND, on[1] - inward[1] * BAND];
+            let (Some(pi), Some(po)) = (apply(&rect_to_camera, i), apply(&rect_to_camera, o)) else { continue };
+            if seen(pi) && seen(po) {
+                inside += mean_around(&grey, pi, 1)?;
+                outside += mean_around(&grey, po, 1)?;
+                n += 1;
+            }
+        }
+        if n >= 8 {
+            measured += 1;
+            if (inside - outside) / n as f64 > MARGIN {
+                holding += 1;
+            }
+        }
+    }
+    Ok((measured >= 2).then_some(holding * 2 >= measured))
+}

@@ -319,6 +319,7 @@
     if (!s.camera.bound) return showStatus('', '');
     if (!s.camera.on) return showStatus('camera input off: ' + s.camera.message, 'off');
     if (!s.calibrated) return showStatus('camera on, not calibrated for this game: press K', 'warn');
+    if (s.moved) return showStatus('the camera or the projector seems to have moved: calibrate again (K)', 'warn');
     showStatus('camera input on', 'on');
   }
 

@@ -49,7 +49,14 @@ pub const CALIBRATION_WINDOW: Duration = Duration::from_secs(4);
 pub enum TouchEvent {
     Pointer { screen: String, game: Option<String>, pointer: Pointer },
     Tap { screen: String, game: Option<String>, tap: Tap },
-    Status { screen: String, camera: CameraStatus, calibrated: bool, game: Option<String> },
+    Status {
+        screen: String,
+        camera: CameraStatus,
+        calibrated: bool,
+        game: Option<String>,
+        /// The projected rectangle is no longer where the calibration put it.
+        moved: bool,
+    },
 }
 
 impl TouchEvent {
@@ -90,6 +97,7 @@ struct Screen {
     camera: CameraStatus,
     calibration: Option<CalibrationRequest>,
     pointer: Pointer,
+    moved: bool,
 }
 
 /// What a camera needs to know about its screen, each frame.
@@ -138,7 +146,7 @@ impl TouchHub {
 
     fn status_event(name: &str, screen: &Screen) -> TouchEvent {
         let calibrated = screen.game.as_ref().is_some_and(|g| screen.maps.contains_key(g));
-        TouchEvent::Status { screen: name.to_string(), camera: screen.camera.clone(), calibrated, game: screen.game.clone() }
+        TouchEvent::Status { screen: name.to_string(), camera: screen.camera.clone(), calibrated, game: screen.game.clone(), moved: screen.moved }
     }
 
     /// A camera reports whether it works.
@@ -148,6 +156,19 @@ impl TouchHub {
         let status = CameraStatus { bound: true, on, message: message.into() };
         if screen.camera != status {
             screen.camera = status;
+            let _ = self.events.send(Self::status_event(name, screen));
+        }
+    }
+
+    /// The camera's check of the projected rectangle against the calibration.
+    pub fn set_moved(&self, name: &str, moved: bool) {
+        let mut screens = self.lock();
+        let screen = screens.entry(name.to_string()).or_default();
+        if screen.moved != moved {
+            screen.moved = moved;
+            if moved {
+                tracing::warn!(screen = name, "the projected grid is no longer where the camera's calibration puts it");
+            }
             let _ = self.events.send(Self::status_event(name, screen));
         }
     }
@@ -190,6 +211,7 @@ impl TouchHub {
             let mut screens = self.lock();
             let screen = screens.entry(name.to_string()).or_default();
             screen.maps.insert(game.to_string(), map);
+            screen.moved = false;
             let _ = self.events.send(Self::status_event(name, screen));
             screens.iter().map(|(n, s)| (n.clone(), s.maps.clone())).collect::<StoredMaps>()
         };
@@ -234,6 +256,7 @@ impl TouchHub {
                 "camera": s.camera,
                 "calibrated": s.maps.keys().collect::<Vec<_>>(),
                 "pointer": s.pointer,
+                "moved": s.moved,
             }),
             None => json!({ "screen": name, "game": null, "grid": null, "camera": CameraStatus::default(), "calibrated": [], "pointer": Pointer::default() }),
         }

@@ -14,6 +14,7 @@ mod render;
 mod sokoban;
 mod track;
 mod hall;
+mod touch;
 
 use std::process::ExitCode;
 
@@ -60,6 +61,10 @@ pub enum Command {
     Dots(dots::DotsCommand),
     /// Serve the grid games' pages (Cops and Robbers) for play on a screen or a projected board.
     Play(play::PlayArgs),
+    /// The camera over a projected board, without the pages: find the calibration pattern in a
+    /// picture, follow a recording's taps.
+    #[command(subcommand)]
+    Touch(touch::TouchCommand),
     /// A tournament hall: follow every board of the hall's daemons through an MQTT broker and
     /// serve them in one place (overview page, each game's PDN, the round's PDN, all events).
     Hall(hall::HallArgs),
@@ -104,5 +109,6 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Dots(command) => dots::run(command),
         Command::Play(args) => play::run(args),
         Command::Hall(args) => hall::run(args),
+        Command::Touch(command) => touch::run(command),
     }
 }

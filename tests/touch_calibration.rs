@@ -105,3 +105,18 @@ fn no_pattern_and_a_tiny_pattern_say_why() {
     let grey = Mat::new_rows_cols_with_default(240, 320, opencv::core::CV_8UC1, opencv::core::Scalar::all(0.0)).unwrap();
     assert!(matches!(find_pattern(&grey, &pattern, 10, 8), Err(PatternError::Vision(_))));
 }
+
+#[test]
+fn a_camera_that_moved_after_calibration_is_noticed() {
+    use boardwatch::vision::table::outline_holds;
+    let (cols, rows) = (12, 9);
+    let pattern = CalibrationPattern::for_grid(cols, rows);
+    let corners = [[150.0, 100.0], [500.0, 110.0], [530.0, 380.0], [120.0, 370.0]];
+    let fit = find_pattern(&frame(&pattern, corners, 640, 480), &pattern, cols, rows).unwrap();
+    // The game's picture: a bright rectangle (no pattern; the ring's white stands in for it).
+    let plain = CalibrationPattern { across: 3, down: 3 };
+    assert_eq!(outline_holds(&frame(&plain, corners, 640, 480), &fit.map).unwrap(), Some(true));
+    // The camera turned a little: the rectangle is seen 40 pixels to the right.
+    let moved = corners.map(|[x, y]| [x + 40.0, y + 10.0]);
+    assert_eq!(outline_holds(&frame(&plain, moved, 640, 480), &fit.map).unwrap(), Some(false));
+}

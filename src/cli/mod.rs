@@ -11,6 +11,7 @@ mod perft;
 mod play;
 mod run;
 mod render;
+mod render_table;
 mod sokoban;
 mod track;
 mod hall;
@@ -50,6 +51,9 @@ pub enum Command {
     Run(run::RunArgs),
     /// Draw synthetic camera frames of a position or a whole game (test material for the vision).
     Render(Box<render::RenderArgs>),
+    /// Draw synthetic camera frames of a grid game projected onto a table, with a hand tapping
+    /// cells by pointing (test material for the projected board's touch input).
+    RenderTable(Box<render_table::RenderTableArgs>),
     /// Sokoban levels: solve them, benchmark the solver.
     #[command(subcommand)]
     Sokoban(sokoban::SokobanCommand),
@@ -104,6 +108,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Calibrate(args) => calibrate::run(args),
         Command::Run(args) => run::run(args),
         Command::Render(args) => render::run(*args),
+        Command::RenderTable(args) => render_table::run(*args),
         Command::Sokoban(command) => sokoban::run(command),
         Command::Cops(command) => cops::run(command),
         Command::Dots(command) => dots::run(command),

@@ -70,16 +70,20 @@ fn gaussian(rng: &mut ChaCha8Rng) -> f32 {
 
 /// Lens blur, tone curve, sRGB encoding and sensor noise: the bytes the camera delivers.
 pub fn develop(linear: Vec<[f32; 3]>, scene: &Scene, noise_seed: u64) -> RgbImage {
-    let (w, h) = (scene.width, scene.height);
+    develop_image(linear, scene.width, scene.height, scene.blur_sigma, scene.noise_sigma, noise_seed)
+}
+
+/// [`develop`] for any renderer: `linear` is `width * height` pixels, row by row.
+pub fn develop_image(linear: Vec<[f32; 3]>, w: u32, h: u32, blur_sigma: f64, noise_sigma: f64, noise_seed: u64) -> RgbImage {
     let mut buffer = Rgb32FImage::from_fn(w, h, |x, y| Rgb(linear[(y * w + x) as usize]));
     drop(linear);
-    if scene.blur_sigma > 0.0 {
-        buffer = gaussian_blur_f32(&buffer, scene.blur_sigma as f32);
+    if blur_sigma > 0.0 {
+        buffer = gaussian_blur_f32(&buffer, blur_sigma as f32);
     }
     let table = srgb_table();
     let encode = |c: f32| table[((tone(c) * SRGB_STEPS as f32) as usize).min(SRGB_STEPS)];
     let mut rng = ChaCha8Rng::seed_from_u64(noise_seed ^ 0x0015_E5E0_0000_0042);
-    let sigma = scene.noise_sigma as f32;
+    let sigma = noise_sigma as f32;
     let mut out = RgbImage::new(w, h);
     for (src, dst) in buffer.pixels().zip(out.pixels_mut()) {
         let levels = src.0.map(encode);

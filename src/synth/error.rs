@@ -16,6 +16,8 @@ pub enum SynthError {
     BadGrid { row: usize, reason: String },
     #[error("hand.held = {0:?} is not a piece (expected one of b, B, w, W)")]
     BadHeldPiece(char),
+    #[error("{what}: {reason}")]
+    BadInput { what: String, reason: String },
     #[error("the camera cannot be placed to see the board with these camera.* parameters")]
     NoView,
 }

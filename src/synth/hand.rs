@@ -191,6 +191,11 @@ pub(crate) struct HandModel {
 }
 
 impl HandModel {
+    /// A body of any pose made of these capsules (shadows not yet prepared).
+    pub(crate) fn from_capsules(capsules: Vec<Capsule>) -> HandModel {
+        HandModel { capsules, shadow_boxes: Vec::new(), shadow_bounds: [f64::MAX, f64::MAX, f64::MIN, f64::MIN] }
+    }
+
     /// The nearest capsule the ray hits: (distance, capsule index).
     pub fn intersect(&self, origin: Vec3, dir: Vec3, candidates: impl Iterator<Item = usize>) -> Option<(f64, usize)> {
         let mut best: Option<(f64, usize)> = None;

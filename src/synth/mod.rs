@@ -8,6 +8,9 @@
 //! vignetting, glare, radial lens distortion, blur and sensor noise. Everything random is drawn
 //! from seeds, so the same inputs give the same bytes.
 //!
+//! [`table`] renders the other kind of material: a grid game projected onto a table, a hand
+//! pointing at its cells (the projected board's touch input).
+//!
 //! ```no_run
 //! use boardwatch::synth::{random_scene, render_frame, Palette};
 //! let grid = boardwatch::draughts::Position::start(&boardwatch::draughts::Variant::English.rules()).to_grid();
@@ -26,12 +29,18 @@ mod math;
 pub mod recording;
 pub mod scene;
 pub mod session;
+pub mod table;
 mod texture;
 pub mod truth;
 
 pub use error::SynthError;
 pub use hand::Hand;
 pub use image::RgbImage;
+pub use table::{
+    calibration_picture, grid_picture, plan_table_session, random_distractor_script, random_tap_script, random_table_scene,
+    render_table_frame, table_session_truth, FingertipTruth, PlannedTableFrame, PointingHand, TableAction, TableExtra,
+    Side, TableFrameTruth, TableScene, TableScript, TableSessionTruth, TruthTap,
+};
 pub use scene::{random_scene, unseen_board_scene, Palette, Scene, TableKind};
 pub use truth::{parse_grid, FrameTruth, ImageSide, Orientation, PieceTruth};
 

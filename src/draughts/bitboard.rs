@@ -63,6 +63,14 @@ impl Dir {
     pub const fn is_up(self) -> bool {
         matches!(self, Dir::UpLeft | Dir::UpRight)
     }
+    pub const fn opposite(self) -> Dir {
+        match self {
+            Dir::UpLeft => Dir::DownRight,
+            Dir::UpRight => Dir::DownLeft,
+            Dir::DownLeft => Dir::UpRight,
+            Dir::DownRight => Dir::UpLeft,
+        }
+    }
 }
 
 /// `RAYS[sq][dir]`: the squares met walking from `sq` in `dir` to the board edge, nearest first,

@@ -8,6 +8,7 @@
 //! in notation only (see [`rules::Rules::mirrored`]).
 
 pub mod bitboard;
+pub mod fast_english;
 pub mod fen;
 pub mod game;
 pub mod movegen;

@@ -253,22 +253,30 @@ fn all_captures(pos: &Position, rules: &Rules, out: &mut MoveList) {
     let color = pos.to_move;
     let own = pos.pieces(color);
     let opponents = pos.pieces(color.opponent());
-    let mut man_dirs = forward_dirs(color).to_vec();
-    if rules.men_capture_backwards {
-        man_dirs = ALL_DIRS.to_vec();
-    }
+    let forward = forward_dirs(color);
+    let man_dirs: &[Dir] = if rules.men_capture_backwards { &ALL_DIRS } else { &forward };
     let mut search = CaptureSearch {
         rules,
         opponents,
         opponent_kings: opponents & pos.kings,
         empty: DARK & !pos.occupied(),
         color,
-        man_dirs: dir_mask(&man_dirs),
+        man_dirs: dir_mask(man_dirs),
         path: [0; MAX_PATH],
         path_len: 1,
         out,
     };
-    for sq in Squares(own) {
+    // Only men with a piece to jump next to them and an empty square beyond can start a
+    // capture; kings (flying or not) are all searched.
+    let empty = DARK & !pos.occupied();
+    let victims = if rules.men_capture_kings { opponents } else { opponents & !pos.kings };
+    let men = own & !pos.kings;
+    let mut starts = own & pos.kings;
+    for &dir in man_dirs {
+        let back = dir.opposite();
+        starts |= men & shift(shift(empty, back) & victims, back);
+    }
+    for sq in Squares(starts) {
         search.path[0] = sq;
         search.empty |= bit(sq);
         if pos.kings & bit(sq) != 0 {

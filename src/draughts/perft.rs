@@ -1,11 +1,22 @@
 //! Perft: count the leaves of the legal move tree, the standard check of a move generator.
 
+use super::fast_english;
 use super::movegen::{count_moves, generate, Duplicates, MoveList};
 use super::position::Position;
 use super::rules::Rules;
 
-/// Leaf count at `depth` plies, counting the last ply in bulk.
+/// Leaf count at `depth` plies, counting the last ply in bulk. English rules go through the
+/// shift-based generator of [`fast_english`], the others through [`perft_generic`].
 pub fn perft(pos: &Position, rules: &Rules, depth: u32, duplicates: Duplicates) -> u64 {
+    if fast_english::applies(rules) {
+        fast_english::perft(pos, depth, duplicates)
+    } else {
+        perft_generic(pos, rules, depth, duplicates)
+    }
+}
+
+/// Perft through the generic generator ([`generate`], [`count_moves`]), for every rule set.
+pub fn perft_generic(pos: &Position, rules: &Rules, depth: u32, duplicates: Duplicates) -> u64 {
     let mut stack: Vec<MoveList> = (0..depth.max(1)).map(|_| MoveList::with_capacity(64)).collect();
     perft_with(pos, rules, depth, duplicates, &mut stack)
 }

@@ -1,8 +1,9 @@
 //! The hand in a foreground mask, and its fingertip.
 //!
-//! An arm reaches over the table from outside the camera's view, so a hand is a foreground
-//! region that touches the image border; what changes inside the picture alone (the page
-//! animating, a piece moved by the game) does not. The fingertip is the point of the region
+//! An arm reaches over the table from outside the projected picture, so a hand is a foreground
+//! region that touches the image border or lies partly outside the picture (a sleeve as grey as
+//! the table may hide the rest of the arm); what changes inside the picture alone (the page
+//! animating, a piece moved by the game) does neither. The fingertip is the point of the region
 //! farthest from where the arm enters. A pointing finger ends in a thin tip; a head or a
 //! shoulder leaning in ends bluntly, so the share of the region near its farthest point tells
 //! them apart.
@@ -27,7 +28,7 @@ pub struct FingertipSettings {
 
 impl Default for FingertipSettings {
     fn default() -> FingertipSettings {
-        FingertipSettings { min_area: 0.002, min_reach: 0.08, tip_radius: 0.04, max_tip_fill: 0.4 }
+        FingertipSettings { min_area: 0.002, min_reach: 0.08, tip_radius: 0.04, max_tip_fill: 0.26 }
     }
 }
 
@@ -36,7 +37,8 @@ impl Default for FingertipSettings {
 pub struct Reach {
     /// The fingertip, in image pixels: a little back from the farthest point, on the finger pad.
     pub fingertip: [f64; 2],
-    /// Where the arm enters: the mean of the region's pixels on the image border.
+    /// Where the arm enters: the mean of the region's pixels on the image border, or of those
+    /// outside the picture when it does not reach the border.
     pub entry: [f64; 2],
     /// The region's size in pixels.
     pub area: usize,
@@ -49,9 +51,9 @@ pub struct Reach {
     pub pointing: bool,
 }
 
-/// Every region of `mask` (non-zero = foreground) that touches the image border, largest
-/// first, with its fingertip.
-pub fn reaches(mask: &GrayImage, settings: &FingertipSettings) -> Vec<Reach> {
+/// Every region of `mask` (non-zero = foreground) that touches the image border or has pixels
+/// where `outside_picture(x, y)`, largest first, with its fingertip.
+pub fn reaches(mask: &GrayImage, settings: &FingertipSettings, outside_picture: &dyn Fn(u32, u32) -> bool) -> Vec<Reach> {
     let (w, h) = mask.dimensions();
     if w < 3 || h < 3 {
         return Vec::new();
@@ -61,15 +63,22 @@ pub fn reaches(mask: &GrayImage, settings: &FingertipSettings) -> Vec<Reach> {
     if count == 0 {
         return Vec::new();
     }
-    // Per label: area and the sum and count of border pixels.
+    // Per label: area, and the sum and count of its pixels on the border and outside the picture.
     let mut area = vec![0usize; count + 1];
     let mut border = vec![(0.0f64, 0.0f64, 0usize); count + 1];
+    let mut outside = vec![(0.0f64, 0.0f64, 0usize); count + 1];
     for (x, y, p) in labels.enumerate_pixels() {
         let l = p[0] as usize;
         if l == 0 {
             continue;
         }
         area[l] += 1;
+        if outside_picture(x, y) {
+            let o = &mut outside[l];
+            o.0 += x as f64;
+            o.1 += y as f64;
+            o.2 += 1;
+        }
         if x == 0 || y == 0 || x == w - 1 || y == h - 1 {
             let b = &mut border[l];
             b.0 += x as f64;
@@ -81,7 +90,7 @@ pub fn reaches(mask: &GrayImage, settings: &FingertipSettings) -> Vec<Reach> {
     let min_area = (settings.min_area * (w * h) as f64).max(4.0) as usize;
     let mut out = Vec::new();
     for l in 1..=count {
-        let (sx, sy, n) = border[l];
+        let (sx, sy, n) = if border[l].2 > 0 { border[l] } else { outside[l] };
         if n == 0 || area[l] < min_area {
             continue;
         }
@@ -157,7 +166,7 @@ mod tests {
 
     #[test]
     fn a_pointing_finger_is_found_at_its_tip() {
-        let found = reaches(&pointing_arm(), &FingertipSettings::default());
+        let found = reaches(&pointing_arm(), &FingertipSettings::default(), &|_, _| false);
         assert_eq!(found.len(), 1);
         let r = found[0];
         assert!(r.pointing, "{r:?}");
@@ -172,13 +181,27 @@ mod tests {
         draw_filled_circle_mut(&mut m, (160, 100), 20, image::Luma([255]));
         // A shoulder leaning in from the left edge.
         draw_filled_circle_mut(&mut m, (0, 200), 60, image::Luma([255]));
-        let found = reaches(&m, &FingertipSettings::default());
+        let found = reaches(&m, &FingertipSettings::default(), &|_, _| false);
         assert_eq!(found.len(), 1, "only the region at the border: {found:?}");
         assert!(!found[0].pointing, "blunt: {:?}", found[0]);
     }
 
     #[test]
     fn an_empty_mask_has_no_reach() {
-        assert!(reaches(&GrayImage::new(W, H), &FingertipSettings::default()).is_empty());
+        assert!(reaches(&GrayImage::new(W, H), &FingertipSettings::default(), &|_, _| false).is_empty());
+    }
+
+    #[test]
+    fn a_hand_whose_arm_is_not_seen_enters_from_outside_the_picture() {
+        // The picture is x >= 100; a hand from the left whose arm is lost below x = 60.
+        let mut m = GrayImage::new(W, H);
+        draw_filled_rect_mut(&mut m, Rect::at(60, 110).of_size(60, 30), image::Luma([255]));
+        for dy in -3..=3 {
+            draw_line_segment_mut(&mut m, (120.0, 125.0 + dy as f32), (190.0, 125.0 + dy as f32), image::Luma([255]));
+        }
+        let found = reaches(&m, &FingertipSettings::default(), &|x, _| x < 100);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].pointing && (found[0].fingertip[0] - 190.0).abs() < 6.0, "{:?}", found[0]);
+        assert!(reaches(&m, &FingertipSettings::default(), &|_, _| false).is_empty(), "an island inside the picture is not a hand");
     }
 }

@@ -39,6 +39,8 @@ impl From<opencv::Error> for PatternError {
 }
 
 const MIN_SHARE_PERCENT: f64 = 2.0;
+/// New foreground over this share of the picture in one frame is the page changing, not a hand.
+const PAGE_CHANGE_SHARE: f64 = 0.2;
 const MAX_SIDE_RATIO: f64 = 3.0;
 
 /// The map found from the pattern, and how well the pattern's corners fit it.
@@ -182,8 +184,12 @@ fn mean_around(grey: &Mat, [x, y]: [f64; 2], r: i32) -> Result<f64, VisionError>
 pub struct ForegroundSettings {
     /// Frames are worked on at this width (pixels), for speed and to smooth noise.
     pub work_width: u32,
-    /// A pixel differs from the background by more than this (0-255, the largest channel).
+    /// A pixel differs from the background by more than this (0-255, the largest channel): a
+    /// region must hold some such pixels to be foreground.
     pub threshold: f64,
+    /// Pixels that differ by more than this join a region holding stronger ones: a grey sleeve
+    /// over a grey table is part of the arm whose hand stands out.
+    pub weak_threshold: f64,
     /// How fast the background follows the table where nothing is in front of it (per frame).
     pub learn_rate: f64,
     /// How fast it takes in changes of the projected picture itself (regions not reaching the
@@ -197,7 +203,7 @@ pub struct ForegroundSettings {
 
 impl Default for ForegroundSettings {
     fn default() -> ForegroundSettings {
-        ForegroundSettings { work_width: 320, threshold: 40.0, learn_rate: 0.05, absorb_rate: 0.35, reaching_rate: 0.01 }
+        ForegroundSettings { work_width: 320, threshold: 40.0, weak_threshold: 16.0, learn_rate: 0.05, absorb_rate: 0.2, reaching_rate: 0.01 }
     }
 }
 
@@ -205,12 +211,14 @@ impl Default for ForegroundSettings {
 pub struct Foreground {
     settings: ForegroundSettings,
     background: Option<Mat>,
+    /// The last frame's foreground.
+    previous: Option<GrayImage>,
     size: Size,
 }
 
 impl Foreground {
     pub fn new(settings: ForegroundSettings) -> Foreground {
-        Foreground { settings, background: None, size: Size::new(0, 0) }
+        Foreground { settings, background: None, previous: None, size: Size::new(0, 0) }
     }
 
     /// Forgets the background (the projected picture changed as a whole: a new game, the
@@ -243,18 +251,11 @@ impl Foreground {
         }
     }
 
-    /// The foreground of a frame (at working size; 255 = foreground), then the background
-    /// learns from the frame: fast where the change does not reach the image border (the
-    /// projected picture changed), slowly where nothing is in front, not at all under a hand.
-    pub fn update(&mut self, frame: &Mat) -> Result<(GrayImage, Vec<Reach>), VisionError> {
-        let float = self.work(frame)?;
-        let Some(background) = self.background.as_mut().filter(|b| b.size().ok() == Some(float.size().unwrap_or_default())) else {
-            self.background = Some(float);
-            let (w, h) = (self.size.width as u32, self.size.height as u32);
-            return Ok((GrayImage::new(w, h), Vec::new()));
-        };
+    /// The foreground against the background: regions of weak change holding strong change.
+    fn mask(&self, float: &Mat) -> Result<GrayImage, VisionError> {
         let mut diff = Mat::default();
-        core::absdiff(&float, &*background, &mut diff)?;
+        let background = self.background.as_ref().expect("a background");
+        core::absdiff(float, background, &mut diff)?;
         let mut channels = Vector::<Mat>::new();
         core::split(&diff, &mut channels)?;
         let mut largest = channels.get(0)?;
@@ -263,29 +264,93 @@ impl Foreground {
             core::max(&largest, &channels.get(c)?, &mut m)?;
             largest = m;
         }
-        let mut mask = Mat::default();
-        imgproc::threshold(&largest, &mut mask, self.settings.threshold, 255.0, imgproc::THRESH_BINARY)?;
-        let mut mask8 = Mat::default();
-        mask.convert_to(&mut mask8, core::CV_8U, 1.0, 0.0)?;
+        let strong = threshold_u8(&largest, self.settings.threshold)?;
+        let weak = threshold_u8(&largest, self.settings.weak_threshold.min(self.settings.threshold))?;
         // Specks out, small holes (a knuckle's highlight) filled.
         let kernel = imgproc::get_structuring_element(imgproc::MORPH_ELLIPSE, Size::new(3, 3), core::Point::new(-1, -1))?;
         let mut opened = Mat::default();
-        imgproc::morphology_ex(&mask8, &mut opened, imgproc::MORPH_OPEN, &kernel, core::Point::new(-1, -1), 1, core::BORDER_CONSTANT, imgproc::morphology_default_border_value()?)?;
+        imgproc::morphology_ex(&weak, &mut opened, imgproc::MORPH_OPEN, &kernel, core::Point::new(-1, -1), 1, core::BORDER_CONSTANT, imgproc::morphology_default_border_value()?)?;
         let kernel5 = imgproc::get_structuring_element(imgproc::MORPH_ELLIPSE, Size::new(5, 5), core::Point::new(-1, -1))?;
-        let mut closed = Mat::default();
-        imgproc::morphology_ex(&opened, &mut closed, imgproc::MORPH_CLOSE, &kernel5, core::Point::new(-1, -1), 1, core::BORDER_CONSTANT, imgproc::morphology_default_border_value()?)?;
-        let (w, h) = (closed.cols() as u32, closed.rows() as u32);
-        let gray = GrayImage::from_raw(w, h, closed.data_bytes()?.to_vec()).ok_or_else(|| VisionError::BadImage("mask".into()))?;
-        let found = reaches(&gray, &FingertipSettings::default());
+        let mut weak_closed = Mat::default();
+        imgproc::morphology_ex(&opened, &mut weak_closed, imgproc::MORPH_CLOSE, &kernel5, core::Point::new(-1, -1), 1, core::BORDER_CONSTANT, imgproc::morphology_default_border_value()?)?;
+        // Weak regions stay only where they hold strong pixels (hysteresis).
+        let (w, h) = (weak_closed.cols() as u32, weak_closed.rows() as u32);
+        let weak_image = GrayImage::from_raw(w, h, weak_closed.data_bytes()?.to_vec()).ok_or_else(|| VisionError::BadImage("mask".into()))?;
+        let strong_bytes = strong.data_bytes()?;
+        let labels = imageproc::region_labelling::connected_components(&weak_image, imageproc::region_labelling::Connectivity::Eight, image::Luma([0u8]));
+        let count = labels.pixels().map(|p| p[0]).max().unwrap_or(0) as usize;
+        let mut strong_count = vec![0usize; count + 1];
+        for (i, p) in labels.pixels().enumerate() {
+            if p[0] != 0 && strong_bytes[i] != 0 {
+                strong_count[p[0] as usize] += 1;
+            }
+        }
+        let min_strong = ((w * h) as f64 * 0.0005).max(3.0) as usize;
+        let mut gray = GrayImage::new(w, h);
+        for (x, y, p) in labels.enumerate_pixels() {
+            if p[0] != 0 && strong_count[p[0] as usize] >= min_strong {
+                gray.put_pixel(x, y, image::Luma([255]));
+            }
+        }
+        Ok(gray)
+    }
 
-        // Learning: regions touching the border (arms, people) are learnt very slowly; other
-        // foreground is taken in fast; the rest follows slowly.
+    /// The foreground of a frame (at working size; 255 = foreground), then the background
+    /// learns from the frame: fast where the change does not reach the image border (the
+    /// projected picture changed), slowly where nothing is in front, not at all under a hand.
+    ///
+    /// `picture`: the projected rectangle's corners in frame pixels, when known (a region
+    /// partly outside it is an arm reaching in, even when the rest of the arm is not seen).
+    pub fn update(&mut self, frame: &Mat, picture: Option<[[f64; 2]; 4]>) -> Result<(GrayImage, Vec<Reach>), VisionError> {
+        let float = self.work(frame)?;
+        if self.background.as_ref().is_none_or(|b| b.size().ok() != Some(float.size().unwrap_or_default())) {
+            self.background = Some(float);
+            let (w, h) = (self.size.width as u32, self.size.height as u32);
+            return Ok((GrayImage::new(w, h), Vec::new()));
+        }
+        let scale = self.size.width as f64 / frame.cols() as f64;
+        let quad = picture.map(|q| q.map(|[x, y]| [x * scale, y * scale]));
+        let mut gray = self.mask(&float)?;
+        // The page changed as a whole (a new state, the pattern gone): what is new inside the
+        // picture is taken into the background at once, except where a hand already was.
+        if let Some(q) = quad {
+            let previous = self.previous.take();
+            let fresh = gray
+                .enumerate_pixels()
+                .filter(|(x, y, p)| p[0] != 0 && inside_quad(&q, [*x as f64, *y as f64]) && previous.as_ref().is_none_or(|m| m.get_pixel(*x, *y)[0] == 0))
+                .count();
+            if fresh as f64 > PAGE_CHANGE_SHARE * polygon_area(&q) {
+                let (w, h) = gray.dimensions();
+                let mut take = GrayImage::from_pixel(w, h, image::Luma([255]));
+                if let Some(m) = &previous {
+                    for (x, y, p) in m.enumerate_pixels() {
+                        if p[0] != 0 {
+                            take.put_pixel(x, y, image::Luma([0]));
+                        }
+                    }
+                }
+                let take = Mat::new_rows_cols_with_data(h as i32, w as i32, take.as_raw())?.try_clone()?;
+                if let Some(background) = self.background.as_mut() {
+                    float.copy_to_masked(background, &take)?;
+                }
+                gray = self.mask(&float)?;
+            }
+        }
+        self.previous = Some(gray.clone());
+        let closed = Mat::new_rows_cols_with_data(gray.height() as i32, gray.width() as i32, gray.as_raw())?.try_clone()?;
+        let (w, h) = gray.dimensions();
+        let background = self.background.as_mut().expect("set above");
+        let outside_picture = |x: u32, y: u32| quad.is_some_and(|q| !inside_quad(&q, [x as f64, y as f64]));
+        let found = reaches(&gray, &FingertipSettings::default(), &outside_picture);
+
+        // Learning: regions reaching in (arms, people) are learnt very slowly; other foreground
+        // (the picture changing in places) is taken in fast; the rest follows slowly.
         let mut reaching = GrayImage::new(w, h);
         if !found.is_empty() {
             let labels = imageproc::region_labelling::connected_components(&gray, imageproc::region_labelling::Connectivity::Eight, image::Luma([0u8]));
             let mut border_labels = std::collections::HashSet::new();
             for (x, y, p) in labels.enumerate_pixels() {
-                if p[0] != 0 && (x == 0 || y == 0 || x == w - 1 || y == h - 1) {
+                if p[0] != 0 && (x == 0 || y == 0 || x == w - 1 || y == h - 1 || outside_picture(x, y)) {
                     border_labels.insert(p[0]);
                 }
             }
@@ -311,6 +376,31 @@ impl Foreground {
     }
 }
 
+/// Whether a point is inside a convex quadrilateral (either winding).
+fn inside_quad(q: &[[f64; 2]; 4], p: [f64; 2]) -> bool {
+    let mut sign = 0.0f64;
+    for i in 0..4 {
+        let (a, b) = (q[i], q[(i + 1) % 4]);
+        let cross = (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
+        if cross != 0.0 {
+            if sign != 0.0 && cross.signum() != sign {
+                return false;
+            }
+            sign = cross.signum();
+        }
+    }
+    true
+}
+
+/// 255 where `value` (one channel, 32-bit float) is above `threshold`, else 0.
+fn threshold_u8(value: &Mat, threshold: f64) -> Result<Mat, VisionError> {
+    let mut mask = Mat::default();
+    imgproc::threshold(value, &mut mask, threshold, 255.0, imgproc::THRESH_BINARY)?;
+    let mut mask8 = Mat::default();
+    mask.convert_to(&mut mask8, core::CV_8U, 1.0, 0.0)?;
+    Ok(mask8)
+}
+
 /// What one frame gave: where the fingertip is and the tap it ended, if any.
 #[derive(Clone, Debug, Serialize)]
 pub struct TouchFrame {
@@ -324,6 +414,7 @@ pub struct TouchFrame {
 /// A camera over a projected game: frames in, fingertip and taps out.
 pub struct TableWatcher {
     map: GridMap,
+    outline: Option<[[f64; 2]; 4]>,
     foreground: Foreground,
     dwell: DwellTracker,
     last_tip: Option<[f64; 2]>,
@@ -332,7 +423,7 @@ pub struct TableWatcher {
 impl TableWatcher {
     pub fn new(map: GridMap, foreground: ForegroundSettings, dwell: DwellSettings) -> TableWatcher {
         let dwell = DwellTracker::new(dwell, map.cols, map.rows);
-        TableWatcher { map, foreground: Foreground::new(foreground), dwell, last_tip: None }
+        TableWatcher { outline: map.outline(), map, foreground: Foreground::new(foreground), dwell, last_tip: None }
     }
 
     pub fn map(&self) -> &GridMap {
@@ -350,7 +441,7 @@ impl TableWatcher {
 
     /// One camera frame at `time` seconds.
     pub fn frame(&mut self, time: f64, frame: &Mat) -> Result<TouchFrame, VisionError> {
-        let (_, found) = self.foreground.update(frame)?;
+        let (_, found) = self.foreground.update(frame, self.outline)?;
         let scale = self.foreground.scale_to_frame(frame.cols());
         // Of the pointing hands whose fingertip is on the grid, the one nearest the last
         // fingertip (a second hand passing does not steal the dwell), else the farthest reach.

@@ -57,13 +57,29 @@ pub struct PatternFit {
 pub fn find_pattern(frame: &Mat, pattern: &CalibrationPattern, cols: usize, rows: usize) -> Result<PatternFit, PatternError> {
     let grey = to_grey(frame)?;
     let (nx, ny) = pattern.inner_corners();
-    let mut found = Mat::default();
-    let flags = opencv::calib3d::CALIB_CB_NORMALIZE_IMAGE | opencv::calib3d::CALIB_CB_EXHAUSTIVE | opencv::calib3d::CALIB_CB_ACCURACY;
-    let ok = opencv::calib3d::find_chessboard_corners_sb(&grey, Size::new(nx as i32, ny as i32), &mut found, flags)?;
-    if !ok || (found.rows() * found.cols()) as usize != nx * ny {
-        return Err(PatternError::NotSeen);
+    // Small squares in a dim room are found more often at twice the size.
+    let mut image_points: Option<Vec<(f64, f64)>> = None;
+    // A dim projector on a dark table gives little contrast: local equalisation brings it back.
+    let mut equalised = Mat::default();
+    imgproc::create_clahe(3.0, Size::new(8, 8))?.apply(&grey, &mut equalised)?;
+    for (source, scale) in [(&grey, 1.0), (&equalised, 1.0), (&equalised, 2.0)] {
+        let mut work = Mat::default();
+        if scale == 1.0 {
+            work = source.clone();
+        } else {
+            imgproc::resize(source, &mut work, Size::new(0, 0), scale, scale, imgproc::INTER_CUBIC)?;
+        }
+        let mut found = Mat::default();
+        let flags = opencv::calib3d::CALIB_CB_NORMALIZE_IMAGE | opencv::calib3d::CALIB_CB_EXHAUSTIVE | opencv::calib3d::CALIB_CB_ACCURACY;
+        let ok = opencv::calib3d::find_chessboard_corners_sb(&work, Size::new(nx as i32, ny as i32), &mut found, flags)?;
+        if ok && (found.rows() * found.cols()) as usize == nx * ny {
+            // Back to frame pixels (pixel centres at integers in both).
+            let back = |v: f32| (v as f64 + 0.5) / scale - 0.5;
+            image_points = Some(found.data_typed::<Point2f>()?.iter().map(|p| (back(p.x), back(p.y))).collect());
+            break;
+        }
     }
-    let image_points: Vec<(f64, f64)> = found.data_typed::<Point2f>()?.iter().map(|p| (p.x as f64, p.y as f64)).collect();
+    let Some(image_points) = image_points else { return Err(PatternError::NotSeen) };
     let fractions = pattern.corner_fractions();
     // The order OpenCV reports may start at any corner of the checker: try each symmetry of
     // the corner grid, keep those that do not mirror, and let the marker tell the top.

@@ -63,13 +63,13 @@ fn distractors_alone_give_no_tap() {
 }
 
 /// Scenes held apart from all tuning (900001 on; tuning used scenes 1 to 99): the figures in
-/// BENCHMARKS.md. `TOUCH_SESSIONS` (default 6) sessions of 10 taps and `TOUCH_DISTRACTOR_SECONDS`
-/// (default 240) of distractors.
+/// BENCHMARKS.md (with `TOUCH_SESSIONS=6 TOUCH_DISTRACTOR_SECONDS=240`). By default 3 sessions of
+/// 10 taps and 120 s of distractors, for `make corpus`.
 #[test]
 #[ignore]
 fn held_apart_scenes() {
-    let sessions: u64 = std::env::var("TOUCH_SESSIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(6);
-    let distractor_seconds: f64 = std::env::var("TOUCH_DISTRACTOR_SECONDS").ok().and_then(|v| v.parse().ok()).unwrap_or(240.0);
+    let sessions: u64 = std::env::var("TOUCH_SESSIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
+    let distractor_seconds: f64 = std::env::var("TOUCH_DISTRACTOR_SECONDS").ok().and_then(|v| v.parse().ok()).unwrap_or(120.0);
     let (mut intended, mut right, mut wrong, mut missed, mut false_in_taps) = (0, 0, 0, 0, 0);
     let (mut latencies, mut frames, mut pipeline) = (Vec::new(), 0usize, 0.0f64);
     for k in 0..sessions {

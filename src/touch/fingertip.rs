@@ -141,7 +141,7 @@ pub fn reaches(mask: &GrayImage, settings: &FingertipSettings, outside_picture: 
         let pointing = reach >= settings.min_reach * diagonal && tip_fill <= settings.max_tip_fill && off_border;
         out.push(Reach { fingertip, entry, area: area[l], reach, tip_fill, pointing });
     }
-    out.sort_by(|a, b| b.area.cmp(&a.area));
+    out.sort_by_key(|r| std::cmp::Reverse(r.area));
     out
 }
 

@@ -52,7 +52,7 @@ impl GridMap {
     /// The cell under a camera pixel, if it is on the grid.
     pub fn cell_at(&self, pixel: [f64; 2]) -> Option<[usize; 2]> {
         let [x, y] = self.to_cells(pixel)?;
-        (x >= 0.0 && y >= 0.0 && x < self.cols as f64 && y < self.rows as f64).then(|| [x as usize, y as usize])
+        (x >= 0.0 && y >= 0.0 && x < self.cols as f64 && y < self.rows as f64).then_some([x as usize, y as usize])
     }
 
     /// A point in cell units to the camera pixel where it is seen.

@@ -83,7 +83,9 @@ pub fn find_pattern(frame: &Mat, pattern: &CalibrationPattern, cols: usize, rows
     let fractions = pattern.corner_fractions();
     // The order OpenCV reports may start at any corner of the checker: try each symmetry of
     // the corner grid, keep those that do not mirror, and let the marker tell the top.
-    let mut best: Option<(f64, Homography, Vec<(f64, f64)>)> = None;
+    // (marker darkness, rectangle to camera, the corners' places in the rectangle)
+    type Candidate = (f64, Homography, Vec<(f64, f64)>);
+    let mut best: Option<Candidate> = None;
     for symmetry in 0..8 {
         let Some(order) = reorder(nx, ny, symmetry) else { continue };
         let src: Vec<(f64, f64)> = order.iter().map(|&k| (fractions[k][0], fractions[k][1])).collect();

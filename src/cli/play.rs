@@ -56,10 +56,10 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let camera = match &args.camera {
         Some(text) => {
             let source = SourceSpec::parse(text).map_err(|e| anyhow::anyhow!("--camera {text}: {e}"))?;
-            let dwell = DwellSettings { dwell: args.dwell, max_dwell: DwellSettings::default().max_dwell.max(args.dwell * 2.0), ..DwellSettings::default() };
+            let dwell = DwellSettings::for_dwell(args.dwell);
             dwell.validate().map_err(|e| anyhow::anyhow!("--dwell: {e}"))?;
-            if args.screen.is_empty() || !args.screen.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
-                anyhow::bail!("--screen {:?}: letters, digits, '-' and '_' only", args.screen);
+            if !boardwatch::touch::is_screen_name(&args.screen) {
+                anyhow::bail!("--screen {:?}: 1 to 64 letters, digits, '-' and '_'", args.screen);
             }
             Some(ScreenCamera { screen: args.screen.clone(), source, describe: text.clone(), dwell })
         }

@@ -109,15 +109,13 @@ fn calibrate(args: CalibrateArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn follow(args: FollowArgs) -> anyhow::Result<ExitCode> {
-    let text = std::fs::read_to_string(&args.maps).with_context(|| format!("--maps {}", args.maps.display()))?;
-    let maps: std::collections::BTreeMap<String, std::collections::BTreeMap<String, GridMap>> =
-        serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("--maps {}: line {}: {e}", args.maps.display(), e.line()))?;
+    let maps = boardwatch::web::games::touch::read_maps(&args.maps).context("--maps")?;
     let map = maps
         .get(&args.screen)
         .and_then(|games| games.get(&args.game))
         .with_context(|| format!("--maps {}: no mapping for {} on screen {}", args.maps.display(), args.game, args.screen))?
         .clone();
-    let dwell = DwellSettings { dwell: args.dwell, max_dwell: DwellSettings::default().max_dwell.max(args.dwell * 2.0), ..DwellSettings::default() };
+    let dwell = DwellSettings::for_dwell(args.dwell);
     dwell.validate().map_err(|e| anyhow::anyhow!("--dwell: {e}"))?;
     if let Some(dir) = &args.overlay_dir {
         std::fs::create_dir_all(dir).with_context(|| format!("--overlay-dir {}", dir.display()))?;

@@ -353,7 +353,7 @@ impl Config {
         for (i, screen) in raw.screens.into_iter().enumerate() {
             let key = |field: &str| format!("screens[{i}].{field}");
             let name = screen.name.unwrap_or_else(|| "table".to_string());
-            if name.is_empty() || name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+            if !crate::touch::is_screen_name(&name) {
                 check.error(key("name"), format!("{name:?}: use at most 64 letters, digits, `-` and `_`"));
             } else if screens.iter().any(|s| s.name == name) {
                 check.error(key("name"), format!("{name:?} is already the name of another screen"));

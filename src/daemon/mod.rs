@@ -100,7 +100,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     let mut screen_threads = Vec::new();
     for screen in &config.screens {
         let Some((source, _, _)) = sources::vision::frame_source(&screen.source) else { continue };
-        let dwell = crate::touch::dwell::DwellSettings { dwell: screen.dwell, max_dwell: (screen.dwell * 2.0).max(4.0), ..Default::default() };
+        let dwell = crate::touch::dwell::DwellSettings::for_dwell(screen.dwell);
         let camera = screens::ScreenCamera { screen: screen.name.clone(), source, describe: sources::describe_config(&screen.source), dwell };
         screen_threads.push(screens::start(camera, touch.clone(), config.retry, screens_stop.clone()).context("starting a screen's camera thread")?);
     }

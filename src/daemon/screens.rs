@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::json;
 
@@ -26,9 +26,8 @@ const OUTLINE_CHECK_EVERY: f64 = 2.0;
 /// Failed checks in a row that say the camera or the projector moved.
 const OUTLINE_FAILURES: u32 = 3;
 
-/// A live source that delivers nothing for this long has failed.
-const STALL_LIMIT: Duration = Duration::from_secs(5);
-const OPEN_LIMIT: Duration = Duration::from_secs(30);
+// The same limits as a board's live source.
+use super::sources::vision::{OPEN_LIMIT, STALL_LIMIT};
 
 /// A camera over a projected table.
 #[derive(Clone, Debug, PartialEq)]

@@ -34,6 +34,13 @@ impl Default for DwellSettings {
 }
 
 impl DwellSettings {
+    /// The defaults with another dwell time; a resting finger is one that stays at least twice
+    /// that long (and never less than the default's limit).
+    pub fn for_dwell(dwell: f64) -> DwellSettings {
+        let defaults = DwellSettings::default();
+        DwellSettings { dwell, max_dwell: defaults.max_dwell.max(dwell * 2.0), ..defaults }
+    }
+
     /// An error naming the setting that makes no sense.
     pub fn validate(&self) -> Result<(), String> {
         if !(self.dwell.is_finite() && (0.1..=10.0).contains(&self.dwell)) {

@@ -12,6 +12,12 @@
 //! The OpenCV side (finding the pattern, the foreground against the projected background) is in
 //! `crate::vision::table`; the daemon and `boardwatch play --camera` wire them to the game rooms.
 
+/// Whether `name` can name a screen (it is part of URLs and of the mappings file): 1 to 64
+/// letters, digits, `-` and `_`.
+pub fn is_screen_name(name: &str) -> bool {
+    !name.is_empty() && name.len() <= 64 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
 pub mod dwell;
 pub mod fingertip;
 pub mod grid_map;

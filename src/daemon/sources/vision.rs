@@ -20,9 +20,9 @@ use crate::vision::capture::{Capture, Captured, Policy};
 use crate::vision::source::{CameraId, CameraRequest, SourceSpec};
 
 /// A live source that delivers nothing for this long has failed (a camera that hangs).
-const STALL_LIMIT: Duration = Duration::from_secs(5);
+pub(crate) const STALL_LIMIT: Duration = Duration::from_secs(5);
 /// How long opening a camera or a stream may take before it counts as failed.
-const OPEN_LIMIT: Duration = Duration::from_secs(30);
+pub(crate) const OPEN_LIMIT: Duration = Duration::from_secs(30);
 /// A stream that did not answer within its open timeout is tried again after at least this
 /// long: OpenCV opens one stream at a time, and a dead camera must not keep the other boards'
 /// cameras from reconnecting (it holds them at most a fifth of the time).

@@ -117,16 +117,21 @@ pub struct TouchHub {
 }
 
 /// The maps as kept on disk: screen, then game.
-type StoredMaps = BTreeMap<String, BTreeMap<String, GridMap>>;
+pub type StoredMaps = BTreeMap<String, BTreeMap<String, GridMap>>;
+
+/// Reads a mappings file (`--touch-maps`, the daemon's `touch-maps.json`); errors name the file
+/// and line.
+pub fn read_maps(path: &std::path::Path) -> anyhow::Result<StoredMaps> {
+    let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: line {}: {e}", path.display(), e.line()))
+}
 
 impl TouchHub {
     /// A hub keeping its maps in `store` (read now when it exists).
     pub fn new(store: Option<PathBuf>) -> anyhow::Result<Arc<TouchHub>> {
         let mut screens: BTreeMap<String, Screen> = BTreeMap::new();
         if let Some(path) = store.as_ref().filter(|p| p.exists()) {
-            let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-            let stored: StoredMaps = serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: line {}: {e}", path.display(), e.line()))?;
-            for (name, maps) in stored {
+            for (name, maps) in read_maps(path)? {
                 screens.entry(name).or_default().maps = maps;
             }
         }
@@ -294,7 +299,7 @@ fn parse_grid(body: &Bytes) -> Result<GridRequest, Response> {
 }
 
 fn check_screen(name: &str) -> Result<(), Response> {
-    if name.is_empty() || name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+    if !crate::touch::is_screen_name(name) {
         return Err(error(StatusCode::BAD_REQUEST, format!("screen {name:?}: letters, digits, '-' and '_' only")));
     }
     Ok(())

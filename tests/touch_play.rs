@@ -7,6 +7,7 @@
 mod chrome_common;
 mod daemon_common;
 mod play_common;
+mod touch_common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -16,13 +17,10 @@ use boardwatch::games::sokoban::level::{parse_collection, Level};
 use boardwatch::games::sokoban::solver::{solve, Outcome};
 use boardwatch::games::sokoban::LURD_LETTERS;
 use boardwatch::synth::table::{
-    calibration_picture, plan_table_session, random_table_scene, render_table_frame, sokoban_picture, table_session_truth, TableAction,
-    TableScript,
+    calibration_picture, plan_table_session, random_table_scene, sokoban_picture, table_session_truth, TableAction, TableScript,
 };
 use boardwatch::touch::pattern::CalibrationPattern;
 use chrome_common::{chromium, eval, launch, wait_for};
-use opencv::prelude::*;
-use opencv::videoio::VideoWriter;
 use play_common::{get, start_play};
 
 const FPS: f64 = 10.0;
@@ -95,28 +93,7 @@ fn a_sokoban_level_is_solved_by_taps_the_camera_sees() {
     assert_eq!(truth.taps.len(), 2 * plan.len());
     let frames = plan_table_session(&scene, &script, FPS).unwrap();
     let video = Path::new(env!("CARGO_TARGET_TMPDIR")).join("touch_play_microban1.avi");
-    let fourcc = VideoWriter::fourcc('M', 'J', 'P', 'G').unwrap();
-    let size = opencv::core::Size::new(scene.width as i32, scene.height as i32);
-    let mut writer = VideoWriter::new(video.to_str().unwrap(), fourcc, FPS, size, true).unwrap();
-    assert!(writer.is_opened().unwrap());
-    // A frame without hands is rendered once per picture.
-    let mut still: std::collections::HashMap<usize, opencv::core::Mat> = std::collections::HashMap::new();
-    for (index, frame) in frames.iter().enumerate() {
-        let mat = if frame.hands.is_empty() && frame.extras.is_empty() {
-            still
-                .entry(frame.picture_index)
-                .or_insert_with(|| {
-                    let (image, _) = render_table_frame(&scene, &pictures[frame.picture_index], &[], &[], 7).unwrap();
-                    boardwatch::vision::source::rgb_image_to_mat(&image).unwrap()
-                })
-                .clone()
-        } else {
-            let (image, _) = render_table_frame(&scene, &pictures[frame.picture_index], &frame.hands, &frame.extras, index as u64).unwrap();
-            boardwatch::vision::source::rgb_image_to_mat(&image).unwrap()
-        };
-        writer.write(&mat).unwrap();
-    }
-    writer.release().unwrap();
+    touch_common::write_session_video(&scene, &pictures, &frames, FPS, &video);
 
     let server = start_play(&["--camera", video.to_str().unwrap()]);
     let (browser, tab) = launch(browser_binary);

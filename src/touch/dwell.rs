@@ -6,6 +6,9 @@
 //! - a hand passing over the board: it stays on no cell long enough;
 //! - an arm resting at the edge: it stays too long (more than `max_dwell`), so it is resting
 //!   rather than pointing, and it gives no tap until the fingertip has left and come back;
+//! - fingertips lying along the grid's outer edge: those of hands resting at the table's edge
+//!   end there, while a finger that means a cell aims further in; within `edge_band` of the
+//!   grid's outer edge a fingertip counts as off the grid;
 //! - a fingertip lost for a frame or two (noise, a shadow): the dwell goes on if it comes back
 //!   to the same cell within `gap`.
 //!
@@ -25,11 +28,18 @@ pub struct DwellSettings {
     pub gap: f64,
     /// How far beyond its cell's edge (in cells) a fingertip may stray and still be on it.
     pub hysteresis: f64,
+    /// The band along the grid's outer edge, in cells, where a fingertip is off the grid.
+    #[serde(default = "default_edge_band")]
+    pub edge_band: f64,
+}
+
+fn default_edge_band() -> f64 {
+    0.2
 }
 
 impl Default for DwellSettings {
     fn default() -> DwellSettings {
-        DwellSettings { dwell: 0.6, max_dwell: 4.0, gap: 0.2, hysteresis: 0.2 }
+        DwellSettings { dwell: 0.6, max_dwell: 4.0, gap: 0.2, hysteresis: 0.2, edge_band: default_edge_band() }
     }
 }
 
@@ -54,6 +64,9 @@ impl DwellSettings {
         }
         if !(self.hysteresis.is_finite() && (0.0..0.5).contains(&self.hysteresis)) {
             return Err(format!("hysteresis {}: must be 0 to 0.5 of a cell", self.hysteresis));
+        }
+        if !(self.edge_band.is_finite() && (0.0..0.5).contains(&self.edge_band)) {
+            return Err(format!("edge band {}: must be 0 to 0.5 of a cell", self.edge_band));
         }
         Ok(())
     }
@@ -158,7 +171,8 @@ impl DwellTracker {
     }
 
     fn inside(&self, [x, y]: [f64; 2]) -> bool {
-        x >= 0.0 && y >= 0.0 && x < self.cols as f64 && y < self.rows as f64
+        let band = self.settings.edge_band;
+        x >= band && y >= band && x < self.cols as f64 - band && y < self.rows as f64 - band
     }
 
     fn on_cell(&self, [x, y]: [f64; 2], [c, r]: [usize; 2]) -> bool {
@@ -223,6 +237,24 @@ mod tests {
     }
 
     #[test]
+    fn fingertips_along_the_grids_outer_edge_are_not_taps_but_a_border_cells_middle_is() {
+        let mut tracker = DwellTracker::new(DwellSettings::default(), 8, 6);
+        // Fingers of a hand resting at the left edge, a tenth of a cell in, for 1.5 s.
+        let mut frames = hold([0.1, 3.5], 1.5);
+        frames.extend(none(0.5));
+        // The same at the bottom edge.
+        frames.extend(hold([4.5, 5.85], 1.5));
+        frames.extend(none(0.5));
+        let (taps, t) = feed(&mut tracker, 0.0, &frames);
+        assert!(taps.is_empty(), "{taps:?}");
+        // A finger meaning the border cell, trembling around its middle.
+        let mut frames: Vec<_> = (0..12).map(|i| Some([0.3 + 0.05 * (i % 3) as f64, 3.5])).collect();
+        frames.extend(none(0.5));
+        let (taps, _) = feed(&mut tracker, t, &frames);
+        assert_eq!(taps.iter().map(|t| t.cell).collect::<Vec<_>>(), vec![[0, 3]]);
+    }
+
+    #[test]
     fn trembling_on_a_line_and_a_lost_frame_keep_the_dwell() {
         let mut tracker = DwellTracker::new(DwellSettings::default(), 8, 6);
         // On cell (2, 1) near its right edge, trembling across it by a tenth of a cell.
@@ -264,6 +296,8 @@ mod tests {
         assert!(bad.validate().unwrap_err().contains("dwell"));
         let bad = DwellSettings { max_dwell: 0.5, ..DwellSettings::default() };
         assert!(bad.validate().unwrap_err().contains("max dwell"));
+        let bad = DwellSettings { edge_band: 0.5, ..DwellSettings::default() };
+        assert!(bad.validate().unwrap_err().contains("edge band"));
         assert!(DwellSettings::default().validate().is_ok());
     }
 }

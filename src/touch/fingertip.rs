@@ -18,17 +18,26 @@ pub struct FingertipSettings {
     /// The smallest region, as a share of the image's pixels.
     pub min_area: f64,
     /// The shortest reach from the image border to the fingertip, as a share of the image's
-    /// diagonal.
+    /// diagonal (half of it from outside the picture, for a region that does not touch the
+    /// border).
     pub min_reach: f64,
     /// The radius around the farthest point that is judged, as a share of the diagonal.
     pub tip_radius: f64,
     /// A tip fuller than this (share of the disc of `tip_radius` covered) is blunt: no finger.
     pub max_tip_fill: f64,
+    /// A region larger than this share of the image is a person leaning in (head, shoulders
+    /// and the shadow they cast on the picture, whose edge can end in a point), not a hand.
+    #[serde(default = "default_max_area")]
+    pub max_area: f64,
+}
+
+fn default_max_area() -> f64 {
+    0.12
 }
 
 impl Default for FingertipSettings {
     fn default() -> FingertipSettings {
-        FingertipSettings { min_area: 0.002, min_reach: 0.08, tip_radius: 0.04, max_tip_fill: 0.26 }
+        FingertipSettings { min_area: 0.002, min_reach: 0.08, tip_radius: 0.04, max_tip_fill: 0.26, max_area: default_max_area() }
     }
 }
 
@@ -46,8 +55,8 @@ pub struct Reach {
     pub reach: f64,
     /// Share of the disc around the farthest point covered by the region.
     pub tip_fill: f64,
-    /// Thin enough a tip, long enough a reach and a tip away from the image border: a
-    /// pointing finger.
+    /// Thin enough a tip, long enough a reach, a tip away from the image border and a region
+    /// no larger than a hand and arm: a pointing finger.
     pub pointing: bool,
 }
 
@@ -138,7 +147,12 @@ pub fn reaches(mask: &GrayImage, settings: &FingertipSettings, outside_picture: 
         // A farthest point on the image border is a region lying along it, not a finger
         // pointing into the picture.
         let off_border = tip[0].min(tip[1]).min(w as f64 - 1.0 - tip[0]).min(h as f64 - 1.0 - tip[1]) >= r * 0.5;
-        let pointing = reach >= settings.min_reach * diagonal && tip_fill <= settings.max_tip_fill && off_border;
+        // An arm lost against a dark table outside the picture is seen from the picture's edge
+        // on: a finger on the picture's first row then reaches in only about a cell, so half
+        // the reach is asked of a region that does not touch the image border.
+        let min_reach = if border[l].2 > 0 { settings.min_reach } else { settings.min_reach / 2.0 };
+        let small_enough = (area[l] as f64) <= settings.max_area * (w * h) as f64;
+        let pointing = reach >= min_reach * diagonal && tip_fill <= settings.max_tip_fill && off_border && small_enough;
         out.push(Reach { fingertip, entry, area: area[l], reach, tip_fill, pointing });
     }
     out.sort_by_key(|r| std::cmp::Reverse(r.area));
@@ -187,6 +201,23 @@ mod tests {
     }
 
     #[test]
+    fn a_pointed_shadow_of_a_person_leaning_in_is_not_a_finger() {
+        // Head and shoulders at the right edge, their shadow a long wedge ending in a point.
+        let mut m = GrayImage::new(W, H);
+        draw_filled_circle_mut(&mut m, (300, 150), 70, image::Luma([255]));
+        let wedge = [
+            imageproc::point::Point::new(60, 170),
+            imageproc::point::Point::new(260, 100),
+            imageproc::point::Point::new(260, 200),
+        ];
+        imageproc::drawing::draw_polygon_mut(&mut m, &wedge, image::Luma([255]));
+        let found = reaches(&m, &FingertipSettings::default(), &|_, _| false);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].tip_fill <= FingertipSettings::default().max_tip_fill, "a thin tip: {:?}", found[0]);
+        assert!(!found[0].pointing, "too large a region for a hand: {:?}", found[0]);
+    }
+
+    #[test]
     fn an_empty_mask_has_no_reach() {
         assert!(reaches(&GrayImage::new(W, H), &FingertipSettings::default(), &|_, _| false).is_empty());
     }
@@ -203,5 +234,27 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert!(found[0].pointing && (found[0].fingertip[0] - 190.0).abs() < 6.0, "{:?}", found[0]);
         assert!(reaches(&m, &FingertipSettings::default(), &|_, _| false).is_empty(), "an island inside the picture is not a hand");
+    }
+
+    #[test]
+    fn a_finger_on_the_first_row_whose_arm_is_lost_outside_the_picture_points() {
+        // The picture is y >= 60; only the hand's last 15 pixels outside it are seen, and the
+        // finger reaches 20 pixels in (a first-row cell): a reach of 0.07 of the diagonal.
+        let mut m = GrayImage::new(W, H);
+        draw_filled_rect_mut(&mut m, Rect::at(150, 45).of_size(22, 15), image::Luma([255]));
+        for dx in -2..=2 {
+            draw_line_segment_mut(&mut m, (160.0 + dx as f32, 60.0), (160.0 + dx as f32, 80.0), image::Luma([255]));
+        }
+        let found = reaches(&m, &FingertipSettings::default(), &|_, y| y < 60);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].pointing && (found[0].fingertip[1] - 80.0).abs() < 5.0, "{:?}", found[0]);
+        // A hand as long at the image border is too short a reach from it.
+        let mut at_border = GrayImage::new(W, H);
+        draw_filled_rect_mut(&mut at_border, Rect::at(150, 0).of_size(22, 8), image::Luma([255]));
+        for dx in -2..=2 {
+            draw_line_segment_mut(&mut at_border, (160.0 + dx as f32, 8.0), (160.0 + dx as f32, 28.0), image::Luma([255]));
+        }
+        let found = reaches(&at_border, &FingertipSettings::default(), &|_, _| false);
+        assert!(!found[0].pointing, "{:?}", found[0]);
     }
 }

@@ -436,16 +436,30 @@ pub struct TableWatcher {
     foreground: Foreground,
     dwell: DwellTracker,
     last_tip: Option<[f64; 2]>,
+    /// The last frame's foreground and its regions (for pictures of what the camera saw).
+    last_seen: (GrayImage, Vec<Reach>),
 }
 
 impl TableWatcher {
     pub fn new(map: GridMap, foreground: ForegroundSettings, dwell: DwellSettings) -> TableWatcher {
         let dwell = DwellTracker::new(dwell, map.cols, map.rows);
-        TableWatcher { outline: map.outline(), map, foreground: Foreground::new(foreground), dwell, last_tip: None }
+        TableWatcher {
+            outline: map.outline(),
+            map,
+            foreground: Foreground::new(foreground),
+            dwell,
+            last_tip: None,
+            last_seen: (GrayImage::new(1, 1), Vec::new()),
+        }
     }
 
     pub fn map(&self) -> &GridMap {
         &self.map
+    }
+
+    /// The last frame's foreground mask (at the working size) and the regions found in it.
+    pub fn last_seen(&self) -> (&GrayImage, &[Reach]) {
+        (&self.last_seen.0, &self.last_seen.1)
     }
 
     /// The game on the screen changed its grid (same rectangle).
@@ -459,7 +473,7 @@ impl TableWatcher {
 
     /// One camera frame at `time` seconds.
     pub fn frame(&mut self, time: f64, frame: &Mat) -> Result<TouchFrame, VisionError> {
-        let (_, found) = self.foreground.update(frame, self.outline)?;
+        let (mask, found) = self.foreground.update(frame, self.outline)?;
         let scale = self.foreground.scale_to_frame(frame.cols());
         // Of the pointing hands whose fingertip is on the grid, the one nearest the last
         // fingertip (a second hand passing does not steal the dwell), else the farthest reach.
@@ -479,6 +493,7 @@ impl TableWatcher {
         };
         self.last_tip = chosen.map(|c| c.0);
         let tap = self.dwell.update(time, chosen.map(|c| c.1));
+        self.last_seen = (mask, found);
         Ok(TouchFrame { time, pointer: self.dwell.pointer(time), tap, fingertip_px: self.last_tip })
     }
 }

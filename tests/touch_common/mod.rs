@@ -4,7 +4,8 @@
 #![allow(dead_code)]
 
 use boardwatch::synth::table::{
-    calibration_picture, grid_picture, plan_table_session, render_table_frame, table_session_truth, TableScene, TableScript, TruthTap,
+    calibration_picture, grid_picture, plan_table_session, render_table_frame, table_session_truth, PlannedTableFrame, TableScene, TableScript,
+    TruthTap,
 };
 use boardwatch::synth::RgbImage;
 use boardwatch::touch::dwell::{DwellSettings, Tap};
@@ -30,6 +31,15 @@ pub struct SessionResult {
     pub frames: usize,
     /// Seconds of computing per frame in the camera pipeline (rendering not counted).
     pub pipeline_seconds: f64,
+    /// The tip fill (`Reach::tip_fill`) and the region's share of the mask of the fingertip
+    /// followed in the middle of each dwell found: of intended taps found on their cell, and of
+    /// false taps.
+    pub right_fills: Vec<(f64, f64)>,
+    pub false_fills: Vec<(f64, f64)>,
+    /// Per frame: its time and the followed fingertip in cell units (column, row), if any.
+    pub tips: Vec<(f64, Option<[f64; 2]>)>,
+    /// Per false tap: its cell, its dwell, and the script's actions under way while it dwelt.
+    pub false_tap_notes: Vec<String>,
 }
 
 /// Four pictures a page could show: a grid in the scene's size, its cells coloured from `seed`.
@@ -57,6 +67,10 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
     let truth = table_session_truth(scene, script, fps).expect("truth");
     let planned = plan_table_session(scene, script, fps).expect("plan");
     let mut result = SessionResult { intended: truth.taps.clone(), ..SessionResult::default() };
+    // TOUCH_DEBUG_DIR: pictures of the frames in the middle of each false tap's dwell.
+    let debug_dir = std::env::var_os("TOUCH_DEBUG_DIR").map(std::path::PathBuf::from);
+    let mut seen: Vec<(image::GrayImage, Vec<boardwatch::touch::fingertip::Reach>)> = Vec::new();
+    let mut fills: Vec<Option<(f64, f64)>> = Vec::new();
     for (index, frame) in planned.iter().enumerate() {
         let picture = &pictures[frame.picture_index % pictures.len()];
         let (image, _) = render_table_frame(scene, picture, &frame.hands, &frame.extras, seed ^ (index as u64) << 20).expect("frame");
@@ -67,9 +81,45 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
         if let Some(tap) = read.tap {
             result.found.push((frame.time_s, tap));
         }
+        result.tips.push((frame.time_s, read.fingertip_px.and_then(|px| watcher.map().to_cells(px))));
+        let (_, reaches) = watcher.last_seen();
+        let scale = frame_width_scale(&mat, watcher.last_seen().0);
+        fills.push(read.fingertip_px.and_then(|px| {
+            reaches
+                .iter()
+                .find(|r| (r.fingertip[0] * scale - px[0]).abs() < 1e-6 && (r.fingertip[1] * scale - px[1]).abs() < 1e-6)
+                .map(|r| (r.tip_fill, r.area as f64 / watcher.last_seen().0.len() as f64))
+        }));
+        if debug_dir.is_some() {
+            let (mask, reaches) = watcher.last_seen();
+            seen.push((mask.clone(), reaches.to_vec()));
+        }
     }
     result.frames = planned.len();
     result.seconds = planned.last().map_or(0.0, |f| f.time_s);
+    let fill_at = |t: f64| planned.iter().position(|f| f.time_s >= t).and_then(|i| fills[i]).unwrap_or((f64::NAN, f64::NAN));
+    // Pictures of the camera frame and of the mask (fingertips red, blunt tips blue, entries
+    // green) at frame `middle`.
+    let dump = |middle: usize, label: &str| {
+        if let (Some(dir), Some((mask, reaches))) = (&debug_dir, seen.get(middle)) {
+            std::fs::create_dir_all(dir).unwrap();
+            let frame = &planned[middle];
+            let picture = &pictures[frame.picture_index % pictures.len()];
+            let (image, _) = render_table_frame(scene, picture, &frame.hands, &frame.extras, seed ^ (middle as u64) << 20).expect("frame");
+            let stem = format!("scene{seed}_t{:.1}_{label}", frame.time_s);
+            image.save(dir.join(format!("{stem}_camera.png"))).unwrap();
+            let mut marked = image::RgbImage::from_fn(mask.width(), mask.height(), |x, y| {
+                let v = mask.get_pixel(x, y)[0];
+                image::Rgb([v, v, v])
+            });
+            for r in reaches {
+                let colour = if r.pointing { image::Rgb([255, 0, 0]) } else { image::Rgb([0, 128, 255]) };
+                imageproc::drawing::draw_hollow_circle_mut(&mut marked, (r.fingertip[0] as i32, r.fingertip[1] as i32), 5, colour);
+                imageproc::drawing::draw_hollow_circle_mut(&mut marked, (r.entry[0] as i32, r.entry[1] as i32), 3, image::Rgb([0, 200, 0]));
+            }
+            marked.save(dir.join(format!("{stem}_mask.png"))).unwrap();
+        }
+    };
     // Each found tap belongs to the intended tap whose dwell it overlaps most.
     let mut used = vec![false; result.intended.len()];
     for (emitted, tap) in &result.found {
@@ -86,14 +136,70 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
                 used[i] = true;
                 if result.intended[i].cell == tap.cell {
                     result.right += 1;
+                    result.right_fills.push(fill_at((tap.dwell_start + tap.dwell_end) / 2.0));
                     result.latencies.push(emitted - result.intended[i].dwell_end_s);
                 } else {
                     result.wrong_cell += 1;
                 }
             }
-            None => result.false_taps += 1,
+            None => {
+                result.false_taps += 1;
+                result.false_fills.push(fill_at((tap.dwell_start + tap.dwell_end) / 2.0));
+                let actions: std::collections::BTreeSet<String> = planned
+                    .iter()
+                    .filter(|f| f.time_s >= tap.dwell_start - 0.1 && f.time_s <= *emitted)
+                    .map(|f| f.action.map_or("pause".to_string(), |a| format!("{:?}", script.actions[a])))
+                    .collect();
+                let middle = planned.iter().position(|f| f.time_s >= (tap.dwell_start + tap.dwell_end) / 2.0).unwrap_or(0);
+                let reach_notes: Vec<String> = seen.get(middle).map_or(Vec::new(), |(_, reaches)| {
+                    reaches.iter().map(|r| format!("area {} reach {:.0} fill {:.2} pointing {}", r.area, r.reach, r.tip_fill, r.pointing)).collect()
+                });
+                result.false_tap_notes.push(format!(
+                    "cell {:?}, dwell {:.2}-{:.2} s, emitted {:.2} s, during {:?}; regions {:?}",
+                    tap.cell, tap.dwell_start, tap.dwell_end, emitted, actions, reach_notes
+                ));
+                dump(middle, "false");
+            }
         }
     }
     result.missed = used.iter().filter(|u| !**u).count();
+    for (tap, _) in result.intended.iter().zip(&used).filter(|(_, used)| !**used) {
+        let middle = planned.iter().position(|f| f.time_s >= (tap.dwell_start_s + tap.dwell_end_s) / 2.0).unwrap_or(0);
+        dump(middle, "missed");
+    }
     result
+}
+
+/// Frame pixels per pixel of the watcher's working mask.
+fn frame_width_scale(frame: &opencv::core::Mat, mask: &image::GrayImage) -> f64 {
+    use opencv::prelude::*;
+    frame.cols() as f64 / mask.width().max(1) as f64
+}
+
+/// Writes a session's frames to an MJPEG AVI at `path`, as a camera recording of the table; a
+/// frame without hands is rendered once per picture.
+pub fn write_session_video(scene: &TableScene, pictures: &[RgbImage], frames: &[PlannedTableFrame], fps: f64, path: &std::path::Path) {
+    use opencv::prelude::*;
+    use opencv::videoio::VideoWriter;
+    let fourcc = VideoWriter::fourcc('M', 'J', 'P', 'G').unwrap();
+    let size = opencv::core::Size::new(scene.width as i32, scene.height as i32);
+    let mut writer = VideoWriter::new(path.to_str().unwrap(), fourcc, fps, size, true).unwrap();
+    assert!(writer.is_opened().unwrap(), "cannot write {}", path.display());
+    let mut still: std::collections::HashMap<usize, opencv::core::Mat> = std::collections::HashMap::new();
+    for (index, frame) in frames.iter().enumerate() {
+        let mat = if frame.hands.is_empty() && frame.extras.is_empty() {
+            still
+                .entry(frame.picture_index)
+                .or_insert_with(|| {
+                    let (image, _) = render_table_frame(scene, &pictures[frame.picture_index], &[], &[], 7).unwrap();
+                    rgb_image_to_mat(&image).unwrap()
+                })
+                .clone()
+        } else {
+            let (image, _) = render_table_frame(scene, &pictures[frame.picture_index], &frame.hands, &frame.extras, index as u64).unwrap();
+            rgb_image_to_mat(&image).unwrap()
+        };
+        writer.write(&mat).unwrap();
+    }
+    writer.release().unwrap();
 }

@@ -10,7 +10,7 @@
 //! nothing is recorded twice. The board's thread (`runner`) feeds it; the API reads it and
 //! hands it operator actions.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -109,6 +109,9 @@ pub struct GameView {
     pub waiting: Option<&'static str>,
     /// `strict` (the original program's referee) or `tolerant`.
     pub referee: &'static str,
+    /// The round's tags the board's games get (from the hall, `op: tags`), by name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub round_tags: BTreeMap<String, String>,
     /// The PDN result once the game is over.
     pub result: Option<String>,
     /// The moves of the current game, in PDN notation.
@@ -147,6 +150,7 @@ fn view_of(tracker: &Tracker) -> GameView {
         holding: tracker.is_holding(),
         waiting: tracker.is_holding().then_some(WAITING),
         referee: if tracker.config().strict { "strict" } else { "tolerant" },
+        round_tags: tracker.round_tags().iter().cloned().collect(),
         result: tracker.record().and_then(|r| r.result).map(|r| r.pdn(tracker.config().variant).to_string()),
         moves: tracker.record().map(|r| r.move_texts()).unwrap_or_default(),
         inferred: tracker
@@ -912,7 +916,7 @@ fn operator_commands(action: &Value, rules: &Rules) -> Result<Vec<Command>, Acti
         return invalid("expected a JSON object with an `op`, e.g. {\"op\": \"back\"}".into());
     };
     const KNOWN: &str =
-        "new_game, set_start, init_and_valid, confirm, reject, undo (or back), result, resign, draw, clear, referee";
+        "new_game, set_start, init_and_valid, confirm, reject, undo (or back), result, resign, draw, clear, referee, tags";
     match op {
         "new_game" => match action.get("fen") {
             None | Some(Value::Null) => Ok(vec![Command::Init]),
@@ -928,7 +932,7 @@ fn operator_commands(action: &Value, rules: &Rules) -> Result<Vec<Command>, Acti
         },
         "undo" => Ok(vec![Command::Back]),
         "init" | "init_and_valid" | "set_start" | "back" | "clear" | "draw" | "resign" | "confirm" | "reject"
-        | "result" | "referee" => match parse_input_value(action.clone()) {
+        | "result" | "referee" | "tags" => match parse_input_value(action.clone()) {
             Ok(Input::Command(command)) => Ok(vec![command]),
             Ok(Input::Observation(_)) => invalid("not a command".into()),
             Err(e) => invalid(e.to_string()),

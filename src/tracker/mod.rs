@@ -330,6 +330,8 @@ pub struct Tracker {
     on_the_way: OnTheWay,
     /// The clock of untimed observations: one second per observation.
     readings: u64,
+    /// The round's tags (`Command::Tags`): every game started from now on gets them.
+    round_tags: Vec<(String, String)>,
 }
 
 /// The boards seen since the last valid position, in order, glimpses included: when a board
@@ -409,11 +411,17 @@ impl Tracker {
             story: None,
             on_the_way: OnTheWay::default(),
             readings: 0,
+            round_tags: Vec::new(),
         }
     }
 
     pub fn config(&self) -> &TrackerConfig {
         &self.config
+    }
+
+    /// The round's tags the games get (see `Command::Tags`), sorted by name.
+    pub fn round_tags(&self) -> &[(String, String)] {
+        &self.round_tags
     }
 
     pub fn rules(&self) -> &Rules {
@@ -545,7 +553,34 @@ impl Tracker {
             Command::Reject => self.settle_uncertain(false)?,
             Command::Result { pdn } => self.set_result(pdn)?,
             Command::Referee { strict } => self.referee(*strict),
+            Command::Tags { tags } => self.set_round_tags(tags),
         })
+    }
+
+    /// The round's tags: every game from now on takes them, and so does the current one unless
+    /// it is over. A finished game keeps the round it was played in; it takes only corrections
+    /// within that round (the same `Round`: a name mistyped, pairings typed late).
+    pub fn set_round_tags(&mut self, tags: &[(String, String)]) -> Vec<Event> {
+        let mut tags = tags.to_vec();
+        tags.sort();
+        self.round_tags = tags.clone();
+        let round_of = |tags: &[(String, String)]| tags.iter().find(|(n, _)| n == "Round").map(|(_, v)| v.clone());
+        let applies_now = match self.game.as_mut() {
+            Some(g) if !g.over || (round_of(&g.record.tags).is_some() && round_of(&g.record.tags) == round_of(&tags)) => {
+                g.record.tags = tags.clone();
+                true
+            }
+            _ => false,
+        };
+        let listed = if tags.is_empty() {
+            "none (the board's own)".to_string()
+        } else {
+            tags.iter().map(|(name, value)| format!("{name} {value}")).collect::<Vec<_>>().join(", ")
+        };
+        let t = self.last_observation.as_ref().and_then(|o| o.t);
+        let mut e = self.event(t, EventKind::Tags, format!("Tags: {listed}"));
+        e.detail = Some(if applies_now { "for this game and the next ones" } else { "from the next game on" }.into());
+        vec![e]
     }
 
     /// Switch between the original program's strict referee and the tolerant one.
@@ -622,7 +657,7 @@ impl Tracker {
             hold: None,
             uncertain: false,
             history: Vec::new(),
-            record: TrackedGame::new(self.config.variant, setup_fen, pos.to_move),
+            record: TrackedGame::new(self.config.variant, setup_fen, pos.to_move).with_tags(self.round_tags.clone()),
             over: false,
             candidates: None,
             started_t: self.last_observation.as_ref().and_then(|o| o.t),

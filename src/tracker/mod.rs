@@ -288,6 +288,8 @@ struct Game {
     hold: Option<Hold>,
     /// The last observation was uncertain (reported once per run of them).
     uncertain: bool,
+    /// When the run of uncertain observations began (the tracker's clock).
+    uncertain_since: Option<f64>,
     history: Vec<Snapshot>,
     record: TrackedGame,
     over: bool,
@@ -332,6 +334,8 @@ pub struct Tracker {
     readings: u64,
     /// The round's tags (`Command::Tags`): every game started from now on gets them.
     round_tags: Vec<(String, String)>,
+    /// The time of the last still observation (its `t`, else one second per reading).
+    clock: f64,
 }
 
 /// The boards seen since the last valid position, in order, glimpses included: when a board
@@ -412,6 +416,7 @@ impl Tracker {
             on_the_way: OnTheWay::default(),
             readings: 0,
             round_tags: Vec::new(),
+            clock: 0.0,
         }
     }
 
@@ -441,6 +446,19 @@ impl Tracker {
     /// The time each side used in the current game, from the moves' times.
     pub fn time_used(&self) -> Option<record::TimeUsed> {
         self.game.as_ref().and_then(|g| g.record.time_used(g.started_t))
+    }
+
+    /// How long (seconds of the observations' clock) the boards have stayed unclear without a
+    /// break, when they are: none explained by a legal move (nor a few plies), and none stayed
+    /// long enough to be an error. A game played on after the camera missed more than four
+    /// plies looks like this: every board differs from the last, so none becomes an error, and
+    /// only the operator can bring the record back.
+    pub fn unclear_for(&self) -> Option<f64> {
+        let g = self.game.as_ref()?;
+        if !g.uncertain || g.hold.is_some() || g.over {
+            return None;
+        }
+        g.uncertain_since.map(|since| (self.clock - since).max(0.0))
     }
 
     /// Whether the tracker is holding after an error.
@@ -656,6 +674,7 @@ impl Tracker {
             accepted: Look::of(&pos, hidden),
             hold: None,
             uncertain: false,
+            uncertain_since: None,
             history: Vec::new(),
             record: TrackedGame::new(self.config.variant, setup_fen, pos.to_move).with_tags(self.round_tags.clone()),
             over: false,
@@ -850,6 +869,7 @@ impl Tracker {
         }
         self.readings += 1;
         let now = obs.t.unwrap_or(self.readings as f64);
+        self.clock = now;
         let evidence = Evidence::new(obs, &self.rules, self.config.kings, self.config.hard_error);
         let mut events = Vec::new();
         // As the seed's `BoardIsNew`: the same board again says nothing new, except that time
@@ -908,6 +928,7 @@ impl Tracker {
                 let g = self.game_mut();
                 if !g.uncertain {
                     g.uncertain = true;
+                    g.uncertain_since = Some(now);
                     let side = g.pos.to_move;
                     let detail = match rival {
                         Some(r) => format!(
@@ -1016,6 +1037,7 @@ impl Tracker {
             let g = self.game_mut();
             if !g.uncertain {
                 g.uncertain = true;
+                g.uncertain_since = Some(now);
                 let side = g.pos.to_move;
                 let mut e = self.event(t, EventKind::Uncertain, format!("Wait: Player{}- Board unclear", player_number(side)));
                 e.player = Some(player_number(side));

@@ -134,8 +134,11 @@ fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg").unwrap_or_default().split_whitespace().take(3).collect::<Vec<_>>().join(" ")
 }
 
+/// Events as a WebSocket client got them, each with the moment it arrived.
+type Arrivals = Arc<Mutex<Vec<(Instant, Value)>>>;
+
 /// Read a WebSocket's events into `sink` with the moment each arrived, until it closes.
-fn listen(url: String, sink: Arc<Mutex<Vec<(Instant, Value)>>>) {
+fn listen(url: String, sink: Arrivals) {
     std::thread::spawn(move || {
         let (mut socket, _) = tungstenite::connect(url.as_str()).expect("WebSocket connects");
         while let Ok(message) = socket.read() {
@@ -222,12 +225,12 @@ fn main() {
     let pid = daemon.child.id();
 
     // Every board's WebSocket: the moves, with the moment each arrived.
-    let arrivals: Vec<Arc<Mutex<Vec<(Instant, Value)>>>> = (0..o.boards).map(|_| Arc::new(Mutex::new(Vec::new()))).collect();
+    let arrivals: Vec<Arrivals> = (0..o.boards).map(|_| Arc::new(Mutex::new(Vec::new()))).collect();
     for (i, sink) in arrivals.iter().enumerate() {
         listen(daemon.url(&format!("/boards/b{i}/events/ws")).replacen("http://", "ws://", 1), Arc::clone(sink));
     }
     // The hall's WebSocket: every board's events, as a broadcast or the overview page gets them.
-    let hall_arrivals: Arc<Mutex<Vec<(Instant, Value)>>> = Arc::default();
+    let hall_arrivals: Arrivals = Arc::default();
     if let Some((_, hall, _)) = &hall_parts {
         listen(hall.url("/events/ws").replacen("http://", "ws://", 1), Arc::clone(&hall_arrivals));
     }

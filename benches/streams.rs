@@ -5,16 +5,21 @@
 //! dropped and whether the board said it fell behind; where the daemon's CPU goes (decoding, the
 //! vision, the tracker with its records, from the boards' own counts, and the process's total);
 //! and the latency of every move from the frame in which it is finished to its event on the
-//! board's WebSocket (median, 99th percentile).
+//! board's WebSocket (median, 99th percentile). The daemon also publishes to a broker (Debian's
+//! mosquitto on a free loopback port) followed by `boardwatch hall`, and the same moves are
+//! timed on the hall's WebSocket (`/events/ws`): the latency a broadcast or an arbiter sees.
 //!
 //! `cargo bench --bench streams -- --boards 8` (`--seconds S`: only the first S seconds of the
-//! game; `--fps F`). The 1280x720 copy of the recording is made once, in `target/bench-streams`.
-//! Exits non-zero when a board's record is not the true game.
+//! game; `--fps F`; `--hall 0`: no broker nor hall). The 1280x720 copy of the recording is made
+//! once, in `target/bench-streams`. Exits non-zero when a board's record is not the true game, or
+//! the hall's is not the daemon's.
 
 #[path = "../tests/daemon_common/mod.rs"]
 mod daemon_common;
 #[path = "../tests/stream_common/mod.rs"]
 mod stream_common;
+#[path = "../tests/mqtt_common/mod.rs"]
+mod mqtt_common;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -30,10 +35,11 @@ struct Options {
     boards: usize,
     seconds: Option<f64>,
     fps: u32,
+    hall: bool,
 }
 
 fn options() -> Options {
-    let mut o = Options { boards: 8, seconds: None, fps: 15 };
+    let mut o = Options { boards: 8, seconds: None, fps: 15, hall: true };
     let args: Vec<String> = std::env::args().collect();
     let mut i = 1;
     while i < args.len() {
@@ -42,6 +48,7 @@ fn options() -> Options {
             "--boards" => o.boards = value() as usize,
             "--seconds" => o.seconds = Some(value()),
             "--fps" => o.fps = value() as u32,
+            "--hall" => o.hall = value() != 0.0,
             _ => {}
         }
         i += if args[i].starts_with("--") && args[i] != "--bench" { 2 } else { 1 };
@@ -127,6 +134,35 @@ fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg").unwrap_or_default().split_whitespace().take(3).collect::<Vec<_>>().join(" ")
 }
 
+/// Events as a WebSocket client got them, each with the moment it arrived.
+type Arrivals = Arc<Mutex<Vec<(Instant, Value)>>>;
+
+/// Read a WebSocket's events into `sink` with the moment each arrived, until it closes.
+fn listen(url: String, sink: Arrivals) {
+    std::thread::spawn(move || {
+        let (mut socket, _) = tungstenite::connect(url.as_str()).expect("WebSocket connects");
+        while let Ok(message) = socket.read() {
+            if let tungstenite::Message::Text(text) = message {
+                let at = Instant::now();
+                if let Ok(event) = serde_json::from_str::<Value>(text.as_str()) {
+                    sink.lock().unwrap().push((at, event));
+                }
+            }
+        }
+    });
+}
+
+/// The latency of each move event of `seen` (the first `plies`), from the frame in which it was
+/// finished (`finished`, seconds into the stream that began at `start`).
+fn move_latencies(seen: &[(Instant, Value)], start: Instant, finished: &[f64], plies: usize) -> Vec<f64> {
+    seen.iter()
+        .filter(|(_, e)| e["kind"] == "move")
+        .take(plies)
+        .enumerate()
+        .map(|(k, (at, _))| at.duration_since(start).as_secs_f64() - finished[k])
+        .collect()
+}
+
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return f64::NAN;
@@ -153,7 +189,28 @@ fn main() {
     }
 
     let dir = temp_dir("bench-streams");
+    // The hall: a broker, and `boardwatch hall` following it; the daemon publishes to it.
+    let mosquitto = mqtt_common::mosquitto();
+    if o.hall && mosquitto.is_none() {
+        eprintln!("streams: mosquitto is not installed (`make deps` installs it): the hall's side is not measured (--hall 0 to skip it)");
+    }
+    let hall_parts = mosquitto.filter(|_| o.hall).map(|binary| {
+        let port = mqtt_common::free_port();
+        let broker = mqtt_common::Broker::start(&binary, &dir, port);
+        let mqtt = format!("[mqtt]\nurl = \"mqtt://127.0.0.1:{port}\"\nhall = \"bench\"\n");
+        std::fs::write(dir.join("hall.toml"), format!("state_dir = \"hall-state\"\n[http]\ntoken = \"{}\"\n{mqtt}", daemon_common::TOKEN)).unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_boardwatch"));
+        command
+            .args(["hall", "--listen", "127.0.0.1:0", "--config"])
+            .arg(dir.join("hall.toml"))
+            .env("RUST_LOG", "boardwatch=warn,boardwatch::hall=info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        (broker, Daemon::spawn(command), mqtt)
+    });
     let ports: Vec<u16> = (0..o.boards).map(|_| free_port()).collect();
+    let mqtt_section = hall_parts.as_ref().map_or(String::new(), |(_, _, mqtt)| mqtt.clone());
     let boards: String = ports
         .iter()
         .enumerate()
@@ -164,27 +221,22 @@ fn main() {
             )
         })
         .collect();
-    let daemon = Daemon::start(&write_config(&dir, &boards));
+    let daemon = Daemon::start(&write_config(&dir, &format!("{mqtt_section}{boards}")));
     let pid = daemon.child.id();
 
     // Every board's WebSocket: the moves, with the moment each arrived.
-    let arrivals: Vec<Arc<Mutex<Vec<(Instant, Value)>>>> = (0..o.boards).map(|_| Arc::new(Mutex::new(Vec::new()))).collect();
+    let arrivals: Vec<Arrivals> = (0..o.boards).map(|_| Arc::new(Mutex::new(Vec::new()))).collect();
     for (i, sink) in arrivals.iter().enumerate() {
-        let url = daemon.url(&format!("/boards/b{i}/events/ws")).replacen("http://", "ws://", 1);
-        let sink = Arc::clone(sink);
-        std::thread::spawn(move || {
-            let (mut socket, _) = tungstenite::connect(url.as_str()).expect("WebSocket connects");
-            while let Ok(message) = socket.read() {
-                if let tungstenite::Message::Text(text) = message {
-                    let at = Instant::now();
-                    if let Ok(event) = serde_json::from_str::<Value>(text.as_str()) {
-                        sink.lock().unwrap().push((at, event));
-                    }
-                }
-            }
-        });
+        listen(daemon.url(&format!("/boards/b{i}/events/ws")).replacen("http://", "ws://", 1), Arc::clone(sink));
+    }
+    // The hall's WebSocket: every board's events, as a broadcast or the overview page gets them.
+    let hall_arrivals: Arrivals = Arc::default();
+    if let Some((_, hall, _)) = &hall_parts {
+        listen(hall.url("/events/ws").replacen("http://", "ws://", 1), Arc::clone(&hall_arrivals));
     }
 
+    let hall_pid = hall_parts.as_ref().map(|(_, hall, _)| hall.child.id());
+    let hall_cpu_before = hall_pid.map_or(0.0, cpu_seconds);
     let cpu_before = cpu_seconds(pid);
     let started = Instant::now();
     let mut cameras: Vec<Camera> = ports.iter().map(|&port| Camera::start(&video, port, o.seconds)).collect();
@@ -195,6 +247,7 @@ fn main() {
     }
     let served_for = started.elapsed().as_secs_f64();
     let cpu = cpu_seconds(pid) - cpu_before;
+    let hall_cpu = hall_pid.map_or(0.0, cpu_seconds) - hall_cpu_before;
     let load = load_average();
     std::thread::sleep(Duration::from_secs(2));
 
@@ -202,6 +255,10 @@ fn main() {
     println!("board  moves  right  frames  dropped  behind  decode_ms  vision_ms  record_ms");
     let mut all_right = true;
     let mut latencies = Vec::new();
+    let mut hall_latencies = Vec::new();
+    // The hall's own part: the same move on the hall's WebSocket after the daemon's.
+    let mut hall_after_daemon = Vec::new();
+    let mut hall_right = true;
     let (mut decode_total, mut vision_total, mut record_total) = (0.0, 0.0, 0.0);
     for (i, camera) in cameras.iter().enumerate() {
         let state = daemon.get_json(&format!("/boards/b{i}"));
@@ -228,11 +285,22 @@ fn main() {
             ms("record_ms")
         );
         let Some(start) = *camera.start.lock().unwrap() else { continue };
-        let seen = arrivals[i].lock().unwrap();
-        for (k, (at, _)) in seen.iter().filter(|(_, e)| e["kind"] == "move").enumerate().take(expected.len()) {
-            latencies.push(at.duration_since(start).as_secs_f64() - finished[k]);
+        latencies.extend(move_latencies(&arrivals[i].lock().unwrap(), start, &finished, expected.len()));
+        if hall_parts.is_some() {
+            let id = format!("b{i}");
+            let at_hall: Vec<(Instant, Value)> =
+                hall_arrivals.lock().unwrap().iter().filter(|(_, e)| e["board"] == id.as_str()).cloned().collect();
+            let hall_moves: Vec<&str> = at_hall.iter().filter(|(_, e)| e["kind"] == "move").filter_map(|(_, e)| e["move"].as_str()).collect();
+            // Every move the daemon recorded reached the hall's listener once, in order.
+            hall_right &= hall_moves == moves.iter().map(String::as_str).collect::<Vec<_>>();
+            let at_hall_moves = move_latencies(&at_hall, start, &finished, expected.len());
+            let at_daemon = move_latencies(&arrivals[i].lock().unwrap(), start, &finished, expected.len());
+            hall_after_daemon.extend(at_hall_moves.iter().zip(&at_daemon).map(|(hall, daemon)| hall - daemon));
+            hall_latencies.extend(at_hall_moves);
         }
     }
+    hall_latencies.sort_by(f64::total_cmp);
+    hall_after_daemon.sort_by(f64::total_cmp);
     latencies.sort_by(f64::total_cmp);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
@@ -252,9 +320,26 @@ fn main() {
         percentile(&latencies, 99.0),
         latencies.last().copied().unwrap_or(f64::NAN)
     );
+    if hall_parts.is_some() {
+        println!(
+            "latency, finished frame to the hall's WebSocket event (daemon, MQTT broker, hall's synced copy), {} moves: \
+             median {:.2} s, p90 {:.2} s, p99 {:.2} s, max {:.2} s; after the daemon's WebSocket: median {:.0} ms, p99 {:.0} ms; \
+             the hall's CPU {:.1} s ({:.3} core); every board's moves reached the hall's listener once, in order: {hall_right}",
+            hall_latencies.len(),
+            percentile(&hall_latencies, 50.0),
+            percentile(&hall_latencies, 90.0),
+            percentile(&hall_latencies, 99.0),
+            hall_latencies.last().copied().unwrap_or(f64::NAN),
+            percentile(&hall_after_daemon, 50.0) * 1000.0,
+            percentile(&hall_after_daemon, 99.0) * 1000.0,
+            hall_cpu,
+            hall_cpu / served_for
+        );
+    }
     println!("every record the true game ({} moves): {all_right}", expected.len());
     drop(daemon);
-    if !all_right {
+    drop(hall_parts);
+    if !all_right || !hall_right {
         std::process::exit(1);
     }
 }

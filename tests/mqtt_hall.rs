@@ -714,3 +714,112 @@ fn the_round_s_tags_and_pairings_are_set_on_the_hall_and_carried_by_every_game()
     });
     check_round(&hall);
 }
+
+/// The round's tags reach each board's daemon (issue 35): after `PUT /round` on the hall, the
+/// daemon's own `game.pdn` (served and on disk) carries Event, Round, White, Black and Board; a
+/// restarted daemon keeps them without the hall; a daemon that was down when the round was
+/// corrected gets the correction when it is back; the next round goes to the next game, and the
+/// finished game keeps its round and its result.
+#[test]
+fn the_round_s_tags_reach_the_daemon_s_own_record_and_survive_its_restart() {
+    let Some(binary) = mosquitto() else {
+        eprintln!("SKIPPED: mosquitto is not installed (`make deps` or `apt-get install mosquitto` installs it)");
+        return;
+    };
+    let dir = temp_dir("mqtt-round-tags");
+    let port = free_port();
+    let _broker = Broker::start(&binary, &dir, port);
+    let hall_config = dir.join("hall.toml");
+    std::fs::write(
+        &hall_config,
+        format!("state_dir = \"hall-state\"\n[http]\ntoken = \"{TOKEN}\"\n[mqtt]\nurl = \"mqtt://127.0.0.1:{port}\"\nhall = \"tags\"\n"),
+    )
+    .unwrap();
+    let mut hall = start_hall(&hall_config);
+    let (lines, moves) = sample_game(4);
+    std::fs::write(dir.join("game.jsonl"), lines.join("\n") + "\n").unwrap();
+    let config = dir.join("boardwatch.toml");
+    std::fs::write(
+        &config,
+        format!("state_dir = \"state\"\n[http]\ntoken = \"{TOKEN}\"\n[mqtt]\nurl = \"mqtt://127.0.0.1:{port}\"\nhall = \"tags\"\n\
+                 [[boards]]\nid = \"table3\"\nvariant = \"english\"\nsource = {{ kind = \"observations\", path = \"game.jsonl\", pace_ms = 10 }}\n\
+                 [boards.tags]\nEvent = \"Club night\"\nSite = \"Club room\"\n"),
+    )
+    .unwrap();
+    let mut daemon = Daemon::start(&config);
+    daemon.wait_for_board("table3", "the whole game", |b| b["game"]["moves"].as_array().is_some_and(|m| m.len() == moves.len()));
+    hall_has_the_daemons_events(&hall, &daemon, "table3", Duration::from_secs(20));
+
+    let put = |hall: &Daemon, round: &str, pairings: &str| {
+        let body = serde_json::json!({"event": "Spring Open", "date": "2026.11.28", "round": round, "pairings": pairings});
+        let response = daemon_common::client().put(hall.url("/round")).bearer_auth(TOKEN).json(&body).send().unwrap();
+        assert_eq!(response.status().as_u16(), 200);
+    };
+    let tags_of = |text: &str| -> Vec<Option<String>> {
+        let games = read_games(text, ReadMode::Strict).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        ["Event", "Site", "Date", "Round", "White", "Black", "Result", "Board"]
+            .iter()
+            .map(|n| games[0].tag(n).map(str::to_string))
+            .collect()
+    };
+    let expect = |round: &str, black: &str, result: &str| -> Vec<Option<String>> {
+        ["Spring Open", "Club room", "2026.11.28", round, "Ann Smith", black, result, "3"].iter().map(|v| Some(v.to_string())).collect()
+    };
+    let record_file = dir.join("state/table3/game.pdn");
+    let record = || std::fs::read_to_string(&record_file).unwrap();
+
+    put(&hall, "3", "3. Ann Smith - Bob Jones\n4. Carla Diaz - Dan Berg\n");
+    wait_until(Duration::from_secs(20), "the daemon's game carries the round's tags", || {
+        daemon.get_text("/boards/table3/game.pdn").contains("[White \"Ann Smith\"]")
+    });
+    let served = daemon.get_text("/boards/table3/game.pdn");
+    assert_eq!(tags_of(&served), expect("3", "Bob Jones", "*"), "{served}");
+    assert_eq!(pdn_moves(&served), moves, "the moves are the daemon's");
+    assert_eq!(record(), served, "the record file is the served game");
+    let board = daemon.get_json("/boards/table3");
+    assert_eq!(board["game"]["round_tags"]["Round"], "3", "{board}");
+    let events = daemon.get_json("/boards/table3/events?after=0");
+    let tag_events: Vec<&Value> = events.as_array().unwrap().iter().filter(|e| e["kind"] == "tags").collect();
+    assert_eq!(tag_events.len(), 1, "logged once, though the hall may send them again: {tag_events:?}");
+    // The hall copies the daemon's game as it is now, tags and all.
+    wait_until(Duration::from_secs(20), "the hall has the tagged game", || {
+        hall.get_text("/boards/table3/game.pdn").contains("[White \"Ann Smith\"]")
+    });
+
+    // Restarted while the hall is away: the daemon's log gives the tags back.
+    hall.kill();
+    daemon.kill();
+    daemon = Daemon::start(&config);
+    let served = daemon.get_text("/boards/table3/game.pdn");
+    assert_eq!(tags_of(&served), expect("3", "Bob Jones", "*"), "{served}");
+    assert_eq!(pdn_moves(&served), moves);
+
+    // Down while the arbiter corrects a name: corrected when it is back.
+    daemon.kill();
+    let hall = start_hall(&hall_config);
+    put(&hall, "3", "3. Ann Smith - Bob Jonas\n4. Carla Diaz - Dan Berg\n");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(record().contains("Bob Jones"), "the daemon is down");
+    let daemon = Daemon::start(&config);
+    wait_until(Duration::from_secs(30), "the restarted daemon has the corrected pairing", || {
+        daemon.get_text("/boards/table3/game.pdn").contains("[Black \"Bob Jonas\"]")
+    });
+    assert_eq!(tags_of(&record()), expect("3", "Bob Jonas", "*"));
+
+    // The game ends; the next round's tags go to the next game and never touch this one.
+    let (status, answer) = hall.act("table3", Some(TOKEN), r#"{"op": "draw"}"#);
+    assert_eq!(status, 202, "{answer}");
+    daemon.wait_for_board("table3", "the draw", |b| b["game"]["result"] == "1/2-1/2");
+    put(&hall, "4", "3. Eve Stone - Ann Smith\n");
+    daemon.wait_for_board("table3", "the next round's tags", |b| b["game"]["round_tags"]["Round"] == "4");
+    let served = daemon.get_text("/boards/table3/game.pdn");
+    assert_eq!(tags_of(&served), expect("3", "Bob Jonas", "1/2-1/2"), "the finished game keeps its round: {served}");
+    let (status, answer) = hall.act("table3", Some(TOKEN), r#"{"op": "new_game"}"#);
+    assert_eq!(status, 202, "{answer}");
+    wait_until(Duration::from_secs(20), "the new game has the next round's tags", || {
+        daemon.get_text("/boards/table3/game.pdn").contains("[White \"Eve Stone\"]")
+    });
+    let games = daemon.get_text("/boards/table3/games.pdn");
+    let games = read_games(&games, ReadMode::Strict).unwrap_or_else(|e| panic!("{e}\n{games}"));
+    assert_eq!((games[0].tag("Round"), games[0].tag("Black"), games[0].tag("Result")), (Some("3"), Some("Bob Jonas"), Some("1/2-1/2")));
+}

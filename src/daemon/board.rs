@@ -10,7 +10,7 @@
 //! nothing is recorded twice. The board's thread (`runner`) feeds it; the API reads it and
 //! hands it operator actions.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -109,6 +109,9 @@ pub struct GameView {
     pub waiting: Option<&'static str>,
     /// `strict` (the original program's referee) or `tolerant`.
     pub referee: &'static str,
+    /// The round's tags the board's games get (from the hall, `op: tags`), by name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub round_tags: BTreeMap<String, String>,
     /// The PDN result once the game is over.
     pub result: Option<String>,
     /// The moves of the current game, in PDN notation.
@@ -136,6 +139,26 @@ const WAITING: &str = "Waiting for the operator: no legal move, nor up to four p
 recorded position to the board the camera shows (a misplaced piece, or more missed while the camera was away). \
 Put the pieces back as recorded, or set the board as it stands as a new start (set_start).";
 
+/// Seconds the boards may stay unclear without a break before the operator is asked.
+const UNCLEAR_LIMIT: f64 = 10.0;
+
+/// The operator's part when the boards have stayed unclear (see `Tracker::unclear_for`).
+const UNCLEAR_WAITING: &str = "Waiting for the operator: for 10 s or more no legal move, nor up to four plies, has \
+explained the boards the camera shows, and play went on, so none stayed long enough to be called an error \
+(more missed while the camera was away or behind). The record stops here: put the pieces back as recorded, \
+or set the board as it stands as a new start (set_start); if the board is only unclear, confirm or reject it.";
+
+/// What the operator is asked to do, if anything.
+fn waiting_of(tracker: &Tracker) -> Option<&'static str> {
+    if tracker.is_holding() {
+        Some(WAITING)
+    } else if tracker.unclear_for().is_some_and(|s| s >= UNCLEAR_LIMIT) {
+        Some(UNCLEAR_WAITING)
+    } else {
+        None
+    }
+}
+
 fn view_of(tracker: &Tracker) -> GameView {
     let rules = tracker.rules();
     let pos = tracker.position();
@@ -145,8 +168,9 @@ fn view_of(tracker: &Tracker) -> GameView {
         fen,
         to_move: pos.map(|p| player_number(p.to_move)),
         holding: tracker.is_holding(),
-        waiting: tracker.is_holding().then_some(WAITING),
+        waiting: waiting_of(tracker),
         referee: if tracker.config().strict { "strict" } else { "tolerant" },
+        round_tags: tracker.round_tags().iter().cloned().collect(),
         result: tracker.record().and_then(|r| r.result).map(|r| r.pdn(tracker.config().variant).to_string()),
         moves: tracker.record().map(|r| r.move_texts()).unwrap_or_default(),
         inferred: tracker
@@ -709,6 +733,12 @@ impl Board {
     /// After a recorded step: the API's copies, then the live listeners.
     fn publish(&self, recorder: &Recorder, events: Vec<Event>) -> Vec<Arc<BoardEvent>> {
         if events.is_empty() {
+            // Boards unclear for long ask for the operator without an event: show it.
+            let waiting = waiting_of(recorder.tracker());
+            if waiting != lock(&self.shown).game.waiting {
+                self.refresh(recorder);
+                self.publish_status();
+            }
             return Vec::new();
         }
         self.refresh(recorder);
@@ -912,7 +942,7 @@ fn operator_commands(action: &Value, rules: &Rules) -> Result<Vec<Command>, Acti
         return invalid("expected a JSON object with an `op`, e.g. {\"op\": \"back\"}".into());
     };
     const KNOWN: &str =
-        "new_game, set_start, init_and_valid, confirm, reject, undo (or back), result, resign, draw, clear, referee";
+        "new_game, set_start, init_and_valid, confirm, reject, undo (or back), result, resign, draw, clear, referee, tags";
     match op {
         "new_game" => match action.get("fen") {
             None | Some(Value::Null) => Ok(vec![Command::Init]),
@@ -928,7 +958,7 @@ fn operator_commands(action: &Value, rules: &Rules) -> Result<Vec<Command>, Acti
         },
         "undo" => Ok(vec![Command::Back]),
         "init" | "init_and_valid" | "set_start" | "back" | "clear" | "draw" | "resign" | "confirm" | "reject"
-        | "result" | "referee" => match parse_input_value(action.clone()) {
+        | "result" | "referee" | "tags" => match parse_input_value(action.clone()) {
             Ok(Input::Command(command)) => Ok(vec![command]),
             Ok(Input::Observation(_)) => invalid("not a command".into()),
             Err(e) => invalid(e.to_string()),
@@ -1052,6 +1082,35 @@ mod tests {
                 assert!(view.waiting.is_some_and(|w| w.contains("operator") && w.contains("four plies")), "{view:?}");
             }
         }
+
+        // Back more than four plies on while play goes on (a fast game, or a machine too busy
+        // for every frame): every board differs from the last, so none stays long enough to be
+        // an error; after 10 s of them the operator is asked all the same.
+        let dir = folder("away-playing").join("t");
+        let board = Board::open(english.clone(), dir.parent().unwrap(), Hub::new(16));
+        let mut status = board.hub.subscribe();
+        board.feed(seen(&game.start, 0.0), None);
+        board.feed(seen(&game.plies[0].after, 1.0), None);
+        for (k, ply) in (6..=20).enumerate() {
+            let t = 20.0 + k as f64;
+            board.feed(seen(&game.plies[ply].after, t), None);
+            let view = board.shown(0).1;
+            assert_eq!(view.moves.len(), 1, "nothing guessed: {view:?}");
+            assert!(!view.holding, "{view:?}");
+            if t < 30.0 {
+                assert!(view.waiting.is_none(), "at {t} s: {view:?}");
+            } else {
+                assert!(view.waiting.is_some_and(|w| w.contains("operator") && w.contains("set_start")), "at {t} s: {view:?}");
+            }
+        }
+        let mut told = false;
+        while let Ok(message) = status.try_recv() {
+            told |= matches!(message.as_ref(), HubMessage::Status { .. });
+        }
+        assert!(told, "live listeners (the MQTT publisher, the page) are told of the change");
+        board.operate(&json!({"op": "set_start"})).unwrap();
+        let view = board.shown(0).1;
+        assert!(view.waiting.is_none() && !view.holding, "{view:?}");
     }
 
     #[test]

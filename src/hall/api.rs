@@ -6,10 +6,12 @@
 //! - `GET /boards/{id}/game.pdn`: a board's current game;
 //! - `GET /boards/{id}/events?after=N`: its events, from the hall's copy;
 //! - `GET /round.pdn`: every board's current game in one PDN file (what broadcast sites poll),
-//!   with the round's tags (see [`super::round`]; a board's `game.pdn` is its daemon's, as is);
+//!   with the round's tags (see [`super::round`]; a board's `game.pdn` is its daemon's, which
+//!   has them too once the daemon took them, see [`super::tagging`]);
 //! - `GET /round`: the round's event, site, date, round and pairings (`pairings_text` as the
 //!   page's textarea shows them); `PUT /round` (token) with `{"event", "site", "date", "round",
-//!   "pairings": "1. White - Black\n..."}` sets them, saved atomically in `round.json`;
+//!   "pairings": "1. White - Black\n..."}` sets them, saved atomically in `round.json`, and
+//!   gives each board's daemon its tags over MQTT;
 //! - `GET /events/stream`: SSE of every event of every board (`id: board/seq`);
 //! - `GET /events/ws`: the same events over WebSocket, one JSON text message each (read-only and
 //!   open like the daemon's `/boards/{id}/events/ws`: only actions need the token);
@@ -47,6 +49,8 @@ pub struct HallState {
     pub state_dir: std::path::PathBuf,
     pub token: Option<String>,
     pub shutdown: watch::Receiver<bool>,
+    /// Wakes the sending of the round's tags to the boards (see [`super::tagging`]).
+    pub round_saved: tokio::sync::Notify,
 }
 
 type App = State<Arc<HallState>>;
@@ -156,6 +160,8 @@ async fn set_round(State(app): App, headers: HeaderMap, body: Bytes) -> Response
         Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, format!("not saved: {e}")),
     }
     *app.round.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = round;
+    // Each board's daemon is given its tags (and again until it holds them).
+    app.round_saved.notify_one();
     self::round(State(app)).await
 }
 

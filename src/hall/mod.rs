@@ -8,6 +8,7 @@ pub mod api;
 pub mod config;
 pub mod round;
 pub mod store;
+pub mod tagging;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -62,7 +63,9 @@ async fn serve(config: HallConfig) -> anyhow::Result<()> {
         state_dir: config.state_dir.clone(),
         token: config.token.clone(),
         shutdown: shutdown.clone(),
+        round_saved: tokio::sync::Notify::new(),
     });
+    tokio::spawn(tagging::run(app.clone()));
     let mut server_shutdown = shutdown.clone();
     let server = axum::serve(listener, api::router(app)).with_graceful_shutdown(async move {
         let _ = server_shutdown.wait_for(|stopping| *stopping).await;

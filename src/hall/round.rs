@@ -70,6 +70,9 @@ pub fn parse_pairings(text: &str) -> Result<Vec<Pairing>, String> {
         if white.is_empty() || black.is_empty() {
             return Err(bad("a player's name is missing"));
         }
+        for name in [white, black] {
+            check_text("a player's name", name).map_err(|e| bad(&e))?;
+        }
         if let Some(earlier) = pairings.iter().position(|p| p.board == board) {
             return Err(bad(&format!("board {board} is paired already (entry {})", earlier + 1)));
         }
@@ -85,6 +88,7 @@ impl Round {
             if value.contains('\n') {
                 return Err(format!("{name}: one line only"));
             }
+            check_text(name, value.trim())?;
         }
         let date = form.date.trim();
         if !date.is_empty() && !valid_date(date) {
@@ -97,6 +101,28 @@ impl Round {
             round: form.round.trim().to_string(),
             pairings: parse_pairings(&form.pairings)?,
         })
+    }
+
+    /// The tags a board's daemon is given for its games (sorted by name): Event, Site, Date and
+    /// Round when set, White and Black from its pairing, and Board. None for an empty round:
+    /// the boards keep their own.
+    pub fn tags_for(&self, board: &str) -> Vec<(String, String)> {
+        if *self == Round::default() {
+            return Vec::new();
+        }
+        let mut tags: Vec<(String, String)> = [("Event", &self.event), ("Site", &self.site), ("Date", &self.date), ("Round", &self.round)]
+            .into_iter()
+            .filter(|(_, value)| !value.is_empty())
+            .map(|(name, value)| (name.to_string(), value.clone()))
+            .collect();
+        if let Some(p) = self.pairing_for(board) {
+            tags.push(("White".to_string(), p.white.clone()));
+            tags.push(("Black".to_string(), p.black.clone()));
+        }
+        let number = board_number(board).map_or_else(|| board.to_string(), |n| n.to_string());
+        tags.push(("Board".to_string(), number));
+        tags.sort();
+        tags
     }
 
     /// The pairings as the page's textarea shows them.
@@ -174,6 +200,20 @@ impl Round {
         write_atomically(&path, &text)?;
         Ok(path)
     }
+}
+
+/// Longest text of a tag the boards' daemons take.
+const MAX_TAG_TEXT: usize = 200;
+
+/// A tag's text as the boards take it: no control characters (a tab), not too long.
+fn check_text(name: &str, text: &str) -> Result<(), String> {
+    if text.chars().any(char::is_control) {
+        return Err(format!("{name}: no tabs or other control characters"));
+    }
+    if text.chars().count() > MAX_TAG_TEXT {
+        return Err(format!("{name}: at most {MAX_TAG_TEXT} characters"));
+    }
+    Ok(())
 }
 
 fn valid_date(date: &str) -> bool {

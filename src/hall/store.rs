@@ -57,6 +57,9 @@ struct HallBoard {
     epoch: Option<u64>,
     /// Messages dropped because they came from an earlier log than the copy's.
     stale: u64,
+    /// The daemon's `state` messages taken so far (one comes at every connection of the
+    /// daemon's and after its events: a board that is back says so).
+    states: u64,
 }
 
 /// One message from the broker: a board's `events`, `state` or `pdn`.
@@ -121,6 +124,7 @@ impl HallBoard {
             duplicates: 0,
             epoch,
             stale: 0,
+            states: 0,
         })
     }
 
@@ -240,6 +244,7 @@ impl HallBoard {
         }
         let daemon_last = state.get("last_seq").and_then(Value::as_u64).unwrap_or(0);
         self.state = state;
+        self.states += 1;
         self.files_behind = true;
         Ok(if daemon_last > self.last_seq {
             self.ask_again()
@@ -411,6 +416,29 @@ impl Store {
                 })
             })
             .collect()
+    }
+
+    /// The round's tags a board's daemon says its games get (`game.round_tags` of its state,
+    /// sorted by name), with the number of states taken from it so far; `None` before its first
+    /// state.
+    pub fn round_tags(&self, board: &str) -> Option<(Vec<(String, String)>, u64)> {
+        let boards = lock(&self.boards);
+        let b = boards.get(board)?;
+        if b.state.is_null() {
+            return None;
+        }
+        let tags = b.state["game"]["round_tags"]
+            .as_object()
+            .map(|tags| {
+                let mut tags: Vec<(String, String)> = tags
+                    .iter()
+                    .map(|(name, value)| (name.clone(), value.as_str().unwrap_or_default().to_string()))
+                    .collect();
+                tags.sort();
+                tags
+            })
+            .unwrap_or_default();
+        Some((tags, b.states))
     }
 
     pub fn board_ids(&self) -> Vec<String> {

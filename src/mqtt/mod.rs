@@ -9,7 +9,7 @@
 //! | `state` | daemon | 1, retained | the board as `GET /boards/{id}` shows it (`last_seq`, `game`, `source`) |
 //! | `pdn` | daemon | 1, retained | the current game as PDN (`game.pdn`) |
 //! | `resend` | hall | 1 | `{"after": N}`: publish the board's events after N again |
-//! | `actions` | hall | 1 | `{"token": ..., "action": {"op": ...}}`: an operator action |
+//! | `actions` | hall | 1 | `{"token": ..., "action": {"op": ...}}`: an operator action (also `tags`: the round's tags for the board) |
 //!
 //! The daemon's synced log stays the source of truth: the daemon remembers, per board, the last
 //! event the broker acknowledged (`mqtt-acked.json` in its state folder) and after an outage

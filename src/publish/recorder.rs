@@ -11,7 +11,7 @@ use std::path::Path;
 
 use super::eventlog::{EventLog, EventLogError};
 use super::records::{now_seconds, pdn_date, InputOrigin, LogRecord, PdnFiles};
-use crate::tracker::{Event, EventKind, Input, Observation, Tracker, TrackerConfig};
+use crate::tracker::{Command, Event, EventKind, Input, Observation, Tracker, TrackerConfig};
 
 /// Why an input was not taken.
 #[derive(Debug, thiserror::Error)]
@@ -133,6 +133,15 @@ impl Recorder {
     pub fn step_at(&mut self, at: f64, from: InputOrigin, cursor: Option<u64>, input: Input) -> Result<Vec<Event>, StepError> {
         if self.stale {
             self.rebuild().map_err(|e| StepError::Log(format!("{e}; the tracker cannot be rebuilt from the log")))?;
+        }
+        if let Input::Command(Command::Tags { tags }) = &input {
+            // The hall sends a board the round's tags again whenever it cannot tell that the
+            // board has them (a daemon back after an outage): the same tags change nothing.
+            let mut tags = tags.clone();
+            tags.sort();
+            if tags == self.tracker.round_tags() {
+                return Ok(Vec::new());
+            }
         }
         let events = apply(&mut self.tracker, &input)?;
         let record = LogRecord { at, from, cursor, input, events };
@@ -342,6 +351,68 @@ mod tests {
         assert_eq!(recorder.cursor(), Some(20));
         assert_eq!(recorder.last_observation().map(|o| o.to_grid()), Some(MOVED.map(String::from)));
         assert_eq!(recorder.tracker().record().unwrap().move_texts(), ["9-13"]);
+    }
+
+    /// The round's tags (from the hall) are logged like any operator command: the current game
+    /// and the next ones carry them over the configured tags, a restart replays them, the same
+    /// tags again are not logged, and a finished game keeps its round and its result.
+    #[test]
+    fn the_round_s_tags_are_logged_carried_by_the_games_and_replayed() {
+        let dir = folder("tags");
+        let config = TrackerConfig::new(Variant::English, KingStyle::Visible);
+        let configured = vec![("Event".to_string(), "Club night".to_string()), ("Board".to_string(), "3".to_string())];
+        let open = || Recorder::open(config, Some(&dir.join("events.jsonl")), PdnFiles::new(&dir, configured.clone())).unwrap().0;
+        let tags = |round: &str, black: &str| Command::Tags {
+            tags: [("White", "Ann Smith"), ("Black", black), ("Round", round), ("Event", "Spring Open"), ("Board", "3")]
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .to_vec(),
+        };
+        let tag_of = |text: &str, name: &str| {
+            let games = crate::draughts::pdn::read_games(text, crate::draughts::pdn::ReadMode::Strict).unwrap();
+            games.last().unwrap().tag(name).map(str::to_string)
+        };
+        let game_pdn = || std::fs::read_to_string(dir.join("game.pdn")).unwrap();
+        let mut recorder = open();
+        recorder.step(InputOrigin::Operator, None, Input::Command(Command::Init)).unwrap();
+        recorder.step(InputOrigin::Source, None, observation(START)).unwrap();
+        let events = recorder.step(InputOrigin::Operator, None, Input::Command(tags("3", "Bob Jones"))).unwrap();
+        assert_eq!(events[0].kind, EventKind::Tags);
+        assert!(events[0].text.contains("Black Bob Jones"), "{}", events[0].text);
+        let text = game_pdn();
+        for (name, value) in [("White", "Ann Smith"), ("Black", "Bob Jones"), ("Round", "3"), ("Event", "Spring Open"), ("Board", "3")] {
+            assert_eq!(tag_of(&text, name).as_deref(), Some(value), "{text}");
+        }
+        // Sent again (the hall cannot tell the board has them): nothing logged.
+        assert!(recorder.step(InputOrigin::Operator, None, Input::Command(tags("3", "Bob Jones"))).unwrap().is_empty());
+        let lines = || std::fs::read_to_string(dir.join("events.jsonl")).unwrap().lines().count();
+        assert_eq!(lines(), 3);
+        drop(recorder);
+
+        // A restart replays them.
+        let mut recorder = open();
+        recorder.flush().unwrap();
+        assert_eq!(tag_of(&recorder.pdn().current_shared(), "White").as_deref(), Some("Ann Smith"));
+        let moved = recorder.step(InputOrigin::Source, None, observation(MOVED)).unwrap();
+        assert_eq!(moved[0].mv.as_deref(), Some("9-13"));
+        recorder.step(InputOrigin::Operator, None, Input::Command(Command::Draw)).unwrap();
+        // A correction within the round reaches the finished game; its result stays.
+        recorder.step(InputOrigin::Operator, None, Input::Command(tags("3", "Bob Jonas"))).unwrap();
+        let text = game_pdn();
+        assert_eq!((tag_of(&text, "Black").as_deref(), tag_of(&text, "Result").as_deref()), (Some("Bob Jonas"), Some("1/2-1/2")), "{text}");
+        // The next round: the finished game keeps its own, the next game gets the new ones.
+        let events = recorder.step(InputOrigin::Operator, None, Input::Command(tags("4", "Carla Diaz"))).unwrap();
+        assert_eq!(events[0].detail.as_deref(), Some("from the next game on"));
+        assert_eq!(tag_of(&game_pdn(), "Round").as_deref(), Some("3"));
+        recorder.step(InputOrigin::Operator, None, Input::Command(Command::Init)).unwrap();
+        let text = game_pdn();
+        assert_eq!((tag_of(&text, "Round").as_deref(), tag_of(&text, "Black").as_deref()), (Some("4"), Some("Carla Diaz")), "{text}");
+        let all = std::fs::read_to_string(dir.join("games.pdn")).unwrap();
+        let games = crate::draughts::pdn::read_games(&all, crate::draughts::pdn::ReadMode::Strict).unwrap();
+        assert_eq!((games[0].tag("Round"), games[0].tag("Black"), games[0].tag("Result")), (Some("3"), Some("Bob Jonas"), Some("1/2-1/2")));
+        // No tags: the configured ones again, for the game on (it is not over).
+        recorder.step(InputOrigin::Operator, None, Input::Command(Command::Tags { tags: Vec::new() })).unwrap();
+        let text = game_pdn();
+        assert_eq!((tag_of(&text, "Event").as_deref(), tag_of(&text, "White").as_deref()), (Some("Club night"), Some("?")), "{text}");
     }
 
     /// Play `games` one-move games through the recorder (each started by `init`, which ends the

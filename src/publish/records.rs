@@ -142,7 +142,9 @@ impl PdnFiles {
     /// and the tags do not set one.
     fn game_text(&self, game: &TrackedGame, date: Option<&str>) -> String {
         let games = std::slice::from_ref(game);
-        match date.filter(|_| self.dated && !self.tags.iter().any(|(name, _)| name == "Date")) {
+        // A configured Date, or the round's, wins over the day the game was played.
+        let set = self.tags.iter().any(|(name, _)| name == "Date") || game.tag("Date").is_some();
+        match date.filter(|_| self.dated && !set) {
             Some(date) => {
                 let mut tags = self.tags.clone();
                 tags.push(("Date".to_string(), date.to_string()));

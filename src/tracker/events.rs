@@ -70,6 +70,9 @@ pub enum EventKind {
     /// `Referee: strict (the original program's)` / `Referee: tolerant`: the operator switched
     /// the referee.
     Referee,
+    /// `Tags: Round 3, White Ann Smith, ...`: the round's tags for this board's games, as the
+    /// hall's arbiter set them.
+    Tags,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -288,6 +288,8 @@ struct Game {
     hold: Option<Hold>,
     /// The last observation was uncertain (reported once per run of them).
     uncertain: bool,
+    /// When the run of uncertain observations began (the tracker's clock).
+    uncertain_since: Option<f64>,
     history: Vec<Snapshot>,
     record: TrackedGame,
     over: bool,
@@ -330,6 +332,10 @@ pub struct Tracker {
     on_the_way: OnTheWay,
     /// The clock of untimed observations: one second per observation.
     readings: u64,
+    /// The round's tags (`Command::Tags`): every game started from now on gets them.
+    round_tags: Vec<(String, String)>,
+    /// The time of the last still observation (its `t`, else one second per reading).
+    clock: f64,
 }
 
 /// The boards seen since the last valid position, in order, glimpses included: when a board
@@ -409,11 +415,18 @@ impl Tracker {
             story: None,
             on_the_way: OnTheWay::default(),
             readings: 0,
+            round_tags: Vec::new(),
+            clock: 0.0,
         }
     }
 
     pub fn config(&self) -> &TrackerConfig {
         &self.config
+    }
+
+    /// The round's tags the games get (see `Command::Tags`), sorted by name.
+    pub fn round_tags(&self) -> &[(String, String)] {
+        &self.round_tags
     }
 
     pub fn rules(&self) -> &Rules {
@@ -433,6 +446,19 @@ impl Tracker {
     /// The time each side used in the current game, from the moves' times.
     pub fn time_used(&self) -> Option<record::TimeUsed> {
         self.game.as_ref().and_then(|g| g.record.time_used(g.started_t))
+    }
+
+    /// How long (seconds of the observations' clock) the boards have stayed unclear without a
+    /// break, when they are: none explained by a legal move (nor a few plies), and none stayed
+    /// long enough to be an error. A game played on after the camera missed more than four
+    /// plies looks like this: every board differs from the last, so none becomes an error, and
+    /// only the operator can bring the record back.
+    pub fn unclear_for(&self) -> Option<f64> {
+        let g = self.game.as_ref()?;
+        if !g.uncertain || g.hold.is_some() || g.over {
+            return None;
+        }
+        g.uncertain_since.map(|since| (self.clock - since).max(0.0))
     }
 
     /// Whether the tracker is holding after an error.
@@ -545,7 +571,34 @@ impl Tracker {
             Command::Reject => self.settle_uncertain(false)?,
             Command::Result { pdn } => self.set_result(pdn)?,
             Command::Referee { strict } => self.referee(*strict),
+            Command::Tags { tags } => self.set_round_tags(tags),
         })
+    }
+
+    /// The round's tags: every game from now on takes them, and so does the current one unless
+    /// it is over. A finished game keeps the round it was played in; it takes only corrections
+    /// within that round (the same `Round`: a name mistyped, pairings typed late).
+    pub fn set_round_tags(&mut self, tags: &[(String, String)]) -> Vec<Event> {
+        let mut tags = tags.to_vec();
+        tags.sort();
+        self.round_tags = tags.clone();
+        let round_of = |tags: &[(String, String)]| tags.iter().find(|(n, _)| n == "Round").map(|(_, v)| v.clone());
+        let applies_now = match self.game.as_mut() {
+            Some(g) if !g.over || (round_of(&g.record.tags).is_some() && round_of(&g.record.tags) == round_of(&tags)) => {
+                g.record.tags = tags.clone();
+                true
+            }
+            _ => false,
+        };
+        let listed = if tags.is_empty() {
+            "none (the board's own)".to_string()
+        } else {
+            tags.iter().map(|(name, value)| format!("{name} {value}")).collect::<Vec<_>>().join(", ")
+        };
+        let t = self.last_observation.as_ref().and_then(|o| o.t);
+        let mut e = self.event(t, EventKind::Tags, format!("Tags: {listed}"));
+        e.detail = Some(if applies_now { "for this game and the next ones" } else { "from the next game on" }.into());
+        vec![e]
     }
 
     /// Switch between the original program's strict referee and the tolerant one.
@@ -621,8 +674,9 @@ impl Tracker {
             accepted: Look::of(&pos, hidden),
             hold: None,
             uncertain: false,
+            uncertain_since: None,
             history: Vec::new(),
-            record: TrackedGame::new(self.config.variant, setup_fen, pos.to_move),
+            record: TrackedGame::new(self.config.variant, setup_fen, pos.to_move).with_tags(self.round_tags.clone()),
             over: false,
             candidates: None,
             started_t: self.last_observation.as_ref().and_then(|o| o.t),
@@ -815,6 +869,7 @@ impl Tracker {
         }
         self.readings += 1;
         let now = obs.t.unwrap_or(self.readings as f64);
+        self.clock = now;
         let evidence = Evidence::new(obs, &self.rules, self.config.kings, self.config.hard_error);
         let mut events = Vec::new();
         // As the seed's `BoardIsNew`: the same board again says nothing new, except that time
@@ -873,6 +928,7 @@ impl Tracker {
                 let g = self.game_mut();
                 if !g.uncertain {
                     g.uncertain = true;
+                    g.uncertain_since = Some(now);
                     let side = g.pos.to_move;
                     let detail = match rival {
                         Some(r) => format!(
@@ -981,6 +1037,7 @@ impl Tracker {
             let g = self.game_mut();
             if !g.uncertain {
                 g.uncertain = true;
+                g.uncertain_since = Some(now);
                 let side = g.pos.to_move;
                 let mut e = self.event(t, EventKind::Uncertain, format!("Wait: Player{}- Board unclear", player_number(side)));
                 e.player = Some(player_number(side));

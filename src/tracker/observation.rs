@@ -262,6 +262,11 @@ pub enum Command {
     /// Switch the referee: `strict` is the original program's (errors at once, held until the
     /// last valid position), otherwise tolerant (errors once a board has stayed, resynchronises).
     Referee { strict: bool },
+    /// The round's tags for this board (`Event`, `Site`, `Date`, `Round`, `White`, `Black`,
+    /// `Board`, as the hall's arbiter set them), by name: they replace the last ones given, and
+    /// stand over the configured tags in the current game (unless it is over) and every game
+    /// after it. No tags: back to the configured ones.
+    Tags { tags: Vec<(String, String)> },
 }
 
 impl Command {
@@ -290,6 +295,11 @@ impl Command {
             Command::Reject => json!({"op": "reject"}),
             Command::Result { pdn } => json!({"op": "result", "result": pdn}),
             Command::Referee { strict } => json!({"op": "referee", "strict": strict}),
+            Command::Tags { tags } => {
+                let tags: serde_json::Map<String, Value> =
+                    tags.iter().map(|(name, value)| (name.clone(), Value::from(value.as_str()))).collect();
+                json!({"op": "tags", "tags": tags})
+            }
         }
     }
 }
@@ -400,13 +410,53 @@ fn parse_command(obj: &serde_json::Map<String, Value>) -> Result<Command, Observ
                 .and_then(Value::as_bool)
                 .ok_or_else(|| ObservationError::Json("`referee` needs `strict`: true or false".into()))?,
         },
+        "tags" => Command::Tags { tags: parse_tags(obj.get("tags"))? },
         other => {
             return Err(ObservationError::Json(format!(
                 "unknown op `{other}` (expected init, init_and_valid, set_start, back, clear, draw, resign, \
-                 confirm, reject, result, referee)"
+                 confirm, reject, result, referee, tags)"
             )))
         }
     })
+}
+
+/// Tags a game may be given by the round; `Result`, `GameType`, `SetUp` and `FEN` are the
+/// record's own.
+pub const MAX_ROUND_TAGS: usize = 16;
+const MAX_TAG_VALUE: usize = 200;
+const RECORD_TAGS: [&str; 4] = ["Result", "GameType", "SetUp", "FEN"];
+
+/// `tags`: an object of PDN tag names to one-line texts, `{"Round": "3", "White": "Ann Smith"}`.
+/// Returned sorted by name, so that the same tags always compare (and log) the same.
+fn parse_tags(value: Option<&Value>) -> Result<Vec<(String, String)>, ObservationError> {
+    let bad = |why: String| ObservationError::Json(format!("`tags`: {why}"));
+    let Some(Value::Object(map)) = value else {
+        return Err(bad("expected an object of tag names to texts, e.g. {\"Round\": \"3\", \"White\": \"Ann Smith\"}".into()));
+    };
+    if map.len() > MAX_ROUND_TAGS {
+        return Err(bad(format!("{} tags, at most {MAX_ROUND_TAGS}", map.len())));
+    }
+    let mut tags = Vec::with_capacity(map.len());
+    for (name, value) in map {
+        let name_ok = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && name.len() <= 40
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !name_ok {
+            return Err(bad(format!("{name:?} is not a PDN tag name (a letter, then letters, digits or _)")));
+        }
+        if RECORD_TAGS.contains(&name.as_str()) {
+            return Err(bad(format!("{name} comes from the record itself and cannot be set")));
+        }
+        let Some(text) = value.as_str() else {
+            return Err(bad(format!("{name}: expected a text, got {value}")));
+        };
+        if text.chars().any(char::is_control) || text.chars().count() > MAX_TAG_VALUE {
+            return Err(bad(format!("{name}: one line of at most {MAX_TAG_VALUE} characters")));
+        }
+        tags.push((name.clone(), text.to_string()));
+    }
+    tags.sort();
+    Ok(tags)
 }
 
 fn parse_probs(p: &ProbsJson, row: usize, col: usize) -> Result<[f32; 5], ObservationError> {
@@ -514,6 +564,23 @@ mod tests {
         let rules = Variant::Pool.rules();
         let seen = Observation::of_position(&Position::start(&rules), 0, &rules);
         assert_eq!(seen.to_grid(), obs.to_grid());
+    }
+
+    #[test]
+    fn tags_commands_read_back_sorted_and_bad_tags_are_refused_with_why() {
+        let line = r#"{"op": "tags", "tags": {"White": "Ann Smith", "Round": "3", "Board": "3"}}"#;
+        let Input::Command(command) = parse_input_line(line).unwrap() else { panic!() };
+        let tags = [("Board", "3"), ("Round", "3"), ("White", "Ann Smith")].map(|(n, v)| (n.to_string(), v.to_string())).to_vec();
+        assert_eq!(command, Command::Tags { tags });
+        let Input::Command(back) = parse_input_value(command.to_json()).unwrap() else { panic!() };
+        assert_eq!(back, command);
+        let error = |line: &str| parse_input_line(line).unwrap_err().to_string();
+        assert!(error(r#"{"op": "tags"}"#).contains("expected an object"));
+        assert!(error(r#"{"op": "tags", "tags": {"Result": "1-0"}}"#).contains("Result comes from the record"));
+        assert!(error(r#"{"op": "tags", "tags": {"Round 3": "x"}}"#).contains("not a PDN tag name"));
+        assert!(error(r#"{"op": "tags", "tags": {"White": 3}}"#).contains("expected a text"));
+        let tab = error(r#"{"op": "tags", "tags": {"White": "a\tb"}}"#);
+        assert!(tab.contains("one line"), "{tab}");
     }
 
     #[test]

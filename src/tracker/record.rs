@@ -72,11 +72,25 @@ pub struct TrackedGame {
     pub first_to_move: Color,
     pub items: Vec<RecordItem>,
     pub result: Option<Outcome>,
+    /// The round's tags (`Round`, `White`, ... from the hall), over the tags the writer is given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<(String, String)>,
 }
 
 impl TrackedGame {
     pub fn new(variant: Variant, setup_fen: Option<String>, first_to_move: Color) -> TrackedGame {
-        TrackedGame { variant, setup_fen, first_to_move, items: Vec::new(), result: None }
+        TrackedGame { variant, setup_fen, first_to_move, items: Vec::new(), result: None, tags: Vec::new() }
+    }
+
+    /// The game with the round's tags.
+    pub fn with_tags(mut self, tags: Vec<(String, String)>) -> TrackedGame {
+        self.tags = tags;
+        self
+    }
+
+    /// The game's tag `name`, if the round set it.
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
     }
 
     pub fn moves(&self) -> impl Iterator<Item = &TrackedMove> {
@@ -133,7 +147,8 @@ pub fn write_pdn(games: &[TrackedGame]) -> String {
 }
 
 /// As [`write_pdn`], with tags for every game (`Event`, `Site`, `White`, ...: the daemon's game
-/// tags from its configuration). `Result`, `GameType`, `SetUp` and `FEN` come from the record.
+/// tags from its configuration), under each game's own (the round's). `Result`, `GameType`,
+/// `SetUp` and `FEN` come from the record.
 pub fn write_pdn_with_tags(games: &[TrackedGame], tags: &[(String, String)]) -> String {
     games.iter().map(|game| write_game_pdn(game, tags)).collect()
 }
@@ -143,6 +158,13 @@ fn write_game_pdn(game: &TrackedGame, extra_tags: &[(String, String)]) -> String
     let from_record = ["Result", "GameType", "SetUp", "FEN"];
     let mut tags: Vec<(String, String)> =
         extra_tags.iter().filter(|(name, _)| !from_record.contains(&name.as_str())).cloned().collect();
+    // The round's tags replace the configured ones of the same name, in place.
+    for (name, value) in game.tags.iter().filter(|(name, _)| !from_record.contains(&name.as_str())) {
+        match tags.iter_mut().find(|(n, _)| n == name) {
+            Some(tag) => tag.1 = value.clone(),
+            None => tags.push((name.clone(), value.clone())),
+        }
+    }
     tags.push(("GameType".to_string(), game.variant.game_type().to_string()));
     if let Some(fen) = &game.setup_fen {
         tags.push(("SetUp".to_string(), "1".to_string()));

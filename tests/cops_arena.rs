@@ -5,7 +5,9 @@ use std::time::{Duration, Instant};
 
 use boardwatch::games::cops::arena::engine::plan_counts;
 use boardwatch::games::cops::arena::record::{replay, PlanOutcome, ReplayError};
-use boardwatch::games::cops::arena::tournament::play_seeded;
+use boardwatch::games::cops::arena::astar::Terrain;
+use boardwatch::games::cops::arena::opponent::Model;
+use boardwatch::games::cops::arena::tournament::{play_seeded, player_seed};
 use boardwatch::games::cops::arena::{play_game, Clock, Ending, GameRecord, Move, Params, Plan, Player, PlayerSpec, Role, State};
 
 fn quick(t_max: u32, plan_ms: u64) -> Params {
@@ -204,4 +206,82 @@ fn built_in_players_plan_well_within_the_limit_when_both_plan_at_once() {
             assert_eq!((counts.late, counts.failed), (0, 0), "{thief} vs {police}, {role:?}");
         }
     }
+}
+
+fn opponent(name: &str) -> PlayerSpec {
+    PlayerSpec::External(format!("python3 {}/tests/data/cops_arena/opponents/{name}", env!("CARGO_MANIFEST_DIR")))
+}
+
+#[test]
+fn the_opponent_programs_obey_the_protocol_in_their_roles() {
+    if std::process::Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("python3 is not installed: the opponent programs cannot be tried");
+        return;
+    }
+    let params = Params::default();
+    let thieves = ["keeper.py", "hugger.py", "jitter.py", "zigzag.py"];
+    let police = ["straight.py", "gatekeeper.py", "patrol.py"];
+    let cases = thieves.iter().map(|&name| (Role::Thief, name)).chain(police.iter().map(|&name| (Role::Police, name)));
+    for (role, name) in cases {
+        for seed in [31, 32] {
+            let (thief, cops) = match role {
+                Role::Thief => (opponent(name), PlayerSpec::AStar),
+                Role::Police => (PlayerSpec::AStar, opponent(name)),
+            };
+            // Paused: this is about the answers, not about how fast Python starts.
+            let record = play_seeded(&params, seed, &thief, &cops, Clock::Paused).unwrap();
+            let counts = plan_counts(&record, role);
+            assert_eq!((counts.late, counts.failed), (0, 0), "{name}: {:?}", record.rounds);
+            let frames = replay(&record).unwrap();
+            let moved = match role {
+                Role::Thief => frames.windows(2).any(|w| w[0].thief != w[1].thief),
+                Role::Police => frames.windows(2).any(|w| w[0].police != w[1].police),
+            };
+            assert!(moved || frames.len() <= 2, "{name} never moved in game {seed}");
+        }
+    }
+}
+
+/// A thief playing one of the opponent models: not the A* player the strong police once took
+/// every thief for.
+struct ModelThief {
+    model: Model,
+    params: Params,
+}
+
+impl Player for ModelThief {
+    fn name(&self) -> String {
+        self.model.name().into()
+    }
+    fn plan(&mut self, states: &[State], _deadline: Instant) -> Result<Plan, String> {
+        let state = states.last().ok_or("no state")?;
+        let terrain = Terrain::from_state(state, self.params.n);
+        let police = terrain.indices(&state.police);
+        let mut unused = rand::rngs::mock::StepRng::new(0, 0);
+        Ok(self.model.plan(Role::Thief, &terrain, terrain.index(state.thief), &police, &[], self.params.k as usize, &mut unused))
+    }
+}
+
+/// How much lower the strong police must hold the greedy thief than the A* police do, in 30
+/// games (measured: see BENCHMARKS.md; the 200-game figures are the bar's).
+const MARGIN: f64 = 15.0;
+
+#[test]
+fn the_strong_police_hold_a_greedy_thief_well_below_what_the_astar_police_do() {
+    let params = Params::default();
+    let games = 30u64;
+    let mean_payoff = |police: &PlayerSpec| {
+        let total: i64 = (0..games)
+            .map(|i| {
+                let seed = 4000 + i;
+                let thief = Box::new(ModelThief { model: Model::Keeper, params });
+                let cops = police.create(Role::Police, &params, player_seed(seed, Role::Police)).unwrap();
+                play_game(&params, seed, thief, cops, Clock::Paused).payoff
+            })
+            .sum();
+        total as f64 / games as f64
+    };
+    let astar = mean_payoff(&PlayerSpec::AStar);
+    let strong = mean_payoff(&PlayerSpec::Strong);
+    assert!(strong <= astar - MARGIN, "greedy thief's mean payoff: {strong:.1} against the strong police, {astar:.1} against A*");
 }

@@ -65,6 +65,7 @@ impl Model {
 
     /// The k moves of each of `role`'s pieces from this position. `last` holds each piece's last
     /// move (for `Repeat`); `rng` is drawn from only by `Random`.
+    #[allow(clippy::too_many_arguments)] // the position as the planners hold it, plus the model's inputs
     pub fn plan(self, role: Role, terrain: &Terrain, thief: usize, police: &[usize], last: &[Move], k: usize, rng: &mut impl Rng) -> Plan {
         let pieces = match role {
             Role::Thief => 1,

@@ -8,7 +8,8 @@
 //! - [`engine`]: the engine loop and the planning clock (a thread per player, a time limit);
 //! - [`record`]: game records (parameters, seed, every plan) and their exact replay;
 //! - [`players`]: the planning interface and the players by name;
-//! - [`astar`]: the lecture's A* players; [`strong`]: planners over sampled futures;
+//! - [`astar`]: the lecture's A* players; [`strong`]: planners over sampled futures, against a
+//!   mixture of [`opponent`] models weighted by the moves seen;
 //! - [`external`]: programs speaking JSON lines (the only I/O here);
 //! - [`tournament`]: many seeded games, statistics with confidence intervals;
 //! - [`live`]: a match played tick by tick for the page, a human in either role.
@@ -20,6 +21,7 @@ pub mod astar;
 pub mod engine;
 pub mod external;
 pub mod live;
+pub mod opponent;
 pub mod params;
 pub mod players;
 pub mod record;

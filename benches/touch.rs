@@ -146,6 +146,12 @@ fn main() {
     }
     let cpu = process_cpu_seconds(daemon.child.id()).zip(cpu_before).map(|(a, b)| a - b);
     let seconds = camera_on.elapsed().as_secs_f64();
+    if options.board {
+        // The board was recorded meanwhile (its game is longer than the taps' recording).
+        let moves = daemon.get_json("/boards/b1")["game"]["moves"].as_array().map_or(0, |m| m.len());
+        println!("the board recorded {moves} moves meanwhile");
+        assert!(moves >= 20, "the board recorded only {moves} moves");
+    }
     report(&truth.taps, &taps, camera_on, options.board, cpu.map(|c| c / seconds));
 }
 

@@ -15,6 +15,14 @@ use daemon_common::{moves_of, temp_dir, write_config, Daemon};
 use serde_json::Value;
 use stream_common::{ffmpeg_present, free_port, recording, true_moves, Format, StreamServer};
 
+/// The two tests one after the other: each plays recordings in real time through ffmpeg and a
+/// daemon, and on two cores both at once starve the decoders enough to drop a game's thread.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// Events of board `id` so far (the whole log).
 fn events(daemon: &Daemon, id: &str) -> Vec<Value> {
     daemon.get_json(&format!("/boards/{id}/events")).as_array().cloned().unwrap_or_default()
@@ -66,6 +74,7 @@ fn check_times(id: &str, events: &[Value], before: usize, outage: Duration) {
 /// a stream nobody serves and one that accepts the connection but never sends a byte.
 #[test]
 fn live_streams_that_drop_stall_and_change_resolution_are_followed_to_the_true_game() {
+    let _serial = one_at_a_time();
     if !ffmpeg_present() {
         return;
     }
@@ -227,6 +236,7 @@ fn live_streams_that_drop_stall_and_change_resolution_are_followed_to_the_true_g
 /// a restart within the time given to this work.)
 #[test]
 fn an_rtsp_camera_is_followed_to_the_true_game() {
+    let _serial = one_at_a_time();
     if !ffmpeg_present() {
         return;
     }

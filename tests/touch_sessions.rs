@@ -1,8 +1,9 @@
 //! Rendered sessions at a projected table, read by the camera pipeline: intended taps land on
 //! their cells, and hands passing, arms resting, people leaning in and the page changing give
 //! no tap. Tuning scenes by default; the held-apart ones are measured by the ignored
-//! `held_apart_scenes` (BENCHMARKS.md), and how late a tap reaches a page by
-//! `cargo bench --bench touch`.
+//! `held_apart_scenes` (BENCHMARKS.md), how late a tap reaches a page by
+//! `cargo bench --bench touch`, and tuning scenes are explained one tap at a time by
+//! `cargo run --example touch_eval`.
 
 mod touch_common;
 
@@ -62,69 +63,6 @@ fn distractors_alone_give_no_tap() {
     }
     assert!(seconds > 40.0);
     assert_eq!(false_taps, 0, "false taps in {seconds:.0} s of distractors");
-}
-
-/// Distractor scenes of the tuning range (30 on), each false tap with what was happening:
-/// `TOUCH_TUNING_FIRST`, `TOUCH_TUNING_SCENES` (default 30 and 4).
-#[test]
-#[ignore]
-fn tuning_distractors_explained() {
-    let first: u64 = std::env::var("TOUCH_TUNING_FIRST").ok().and_then(|v| v.parse().ok()).unwrap_or(30);
-    let scenes: u64 = std::env::var("TOUCH_TUNING_SCENES").ok().and_then(|v| v.parse().ok()).unwrap_or(4);
-    let (mut false_taps, mut seconds) = (0, 0.0);
-    for seed in first..first + scenes {
-        assert!(seed < 100, "scene {seed} is outside the tuning range (1 to 99)");
-        let scene = random_table_scene(seed);
-        let r = run_session(&scene, &random_distractor_script(seed, 60.0), &game_pictures(&scene, seed), FPS, seed);
-        eprintln!(
-            "distractors scene {seed}: {}x{} cells, tilt {:.0}, {}x{} px, {:.0} s, {} false taps",
-            scene.cols, scene.rows, scene.camera.tilt_deg, scene.width, scene.height, r.seconds, r.false_taps
-        );
-        for note in &r.false_tap_notes {
-            eprintln!("  {note}");
-        }
-        eprintln!("  tip fills of false taps {:?}", r.false_fills);
-        false_taps += r.false_taps;
-        seconds += r.seconds;
-    }
-    eprintln!("tuning: {false_taps} false taps in {:.1} min", seconds / 60.0);
-    assert!(seconds > 0.0);
-}
-
-/// Tap scenes of the tuning range (40 on), with the tip fill of each tap found:
-/// `TOUCH_TUNING_FIRST`, `TOUCH_TUNING_SCENES` (default 40 and 4).
-#[test]
-#[ignore]
-fn tuning_taps_explained() {
-    let first: u64 = std::env::var("TOUCH_TUNING_FIRST").ok().and_then(|v| v.parse().ok()).unwrap_or(40);
-    let scenes: u64 = std::env::var("TOUCH_TUNING_SCENES").ok().and_then(|v| v.parse().ok()).unwrap_or(4);
-    let (mut right, mut intended, mut fills) = (0, 0, Vec::new());
-    for seed in first..first + scenes {
-        assert!(seed < 100, "scene {seed} is outside the tuning range (1 to 99)");
-        let scene = random_table_scene(seed);
-        let script = random_tap_script(seed, scene.cols, scene.rows, 10);
-        let r = run_session(&scene, &script, &game_pictures(&scene, seed), FPS, seed);
-        eprintln!(
-            "taps scene {seed}: {}x{} cells, tilt {:.0}, {}x{} px: {}/{} right, {} wrong cell, {} missed, {} false {:?}",
-            scene.cols, scene.rows, scene.camera.tilt_deg, scene.width, scene.height, r.right, r.intended.len(), r.wrong_cell, r.missed, r.false_taps, r.false_tap_notes
-        );
-        let missed: Vec<_> = r.intended.iter().filter(|t| !r.found.iter().any(|(_, f)| f.cell == t.cell && f.dwell_end > t.dwell_start_s && f.dwell_start < t.dwell_end_s)).collect();
-        for t in missed {
-            let tips: Vec<String> = r
-                .tips
-                .iter()
-                .filter(|(time, _)| *time >= t.dwell_start_s && *time <= t.dwell_end_s)
-                .map(|(_, tip)| tip.map_or("-".to_string(), |p| format!("{:.2},{:.2}", p[0], p[1])))
-                .collect();
-            eprintln!("  missed {:?} at {:.1} s: fingertip {}", t.cell, t.dwell_start_s, tips.join(" "));
-        }
-        right += r.right;
-        intended += r.intended.len();
-        fills.extend(r.right_fills);
-    }
-    fills.sort_by(|a, b| a.0.total_cmp(&b.0));
-    eprintln!("tuning taps: {right} of {intended} right; tip fills and area shares {fills:.3?}");
-    assert!(intended > 0);
 }
 
 /// Scenes held apart from all tuning (900001 on; tuning used scenes 1 to 99): the figures in

@@ -1,0 +1,105 @@
+//! Rendered table sessions of the tuning range (scenes 1 to 99) read by the camera pipeline, one
+//! tap at a time: what was happening during every false tap, where the fingertip was during
+//! every missed one, and the tip fill and size of the hands found.
+//!
+//! ```sh
+//! cargo run --example touch_eval -- distractors --first 30 --scenes 4
+//! cargo run --example touch_eval -- taps --first 40 --scenes 4
+//! ```
+//!
+//! With `TOUCH_DEBUG_DIR=DIR`, the camera frame and the foreground mask in the middle of every
+//! false or missed tap are written there. The held-apart scenes are scored by
+//! `tests/touch_sessions.rs` (`held_apart_scenes`), never here.
+
+#[path = "../tests/touch_common/mod.rs"]
+mod touch_common;
+
+use boardwatch::synth::table::{random_distractor_script, random_table_scene, random_tap_script};
+use touch_common::{game_pictures, run_session};
+
+const FPS: f64 = 12.0;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let number = |name: &str, default: u64| -> u64 {
+        match args.iter().position(|a| a == name) {
+            Some(i) => args.get(i + 1).and_then(|v| v.parse().ok()).unwrap_or_else(|| {
+                eprintln!("{name} needs a number");
+                std::process::exit(2)
+            }),
+            None => default,
+        }
+    };
+    let (first, scenes) = (number("--first", 30), number("--scenes", 4));
+    if first == 0 || first + scenes > 100 {
+        eprintln!("--first {first} --scenes {scenes}: the tuning scenes are 1 to 99");
+        std::process::exit(2);
+    }
+    match args.first().map(String::as_str) {
+        Some("distractors") => distractors(first, scenes),
+        Some("taps") => taps(first, scenes),
+        _ => {
+            eprintln!("usage: touch_eval distractors|taps [--first N] [--scenes N]");
+            std::process::exit(2);
+        }
+    }
+}
+
+fn distractors(first: u64, scenes: u64) {
+    let (mut false_taps, mut seconds) = (0, 0.0);
+    for seed in first..first + scenes {
+        let scene = random_table_scene(seed);
+        let r = run_session(&scene, &random_distractor_script(seed, 60.0), &game_pictures(&scene, seed), FPS, seed);
+        println!(
+            "distractors scene {seed}: {}x{} cells, tilt {:.0}, {}x{} px, {:.0} s, {} false taps",
+            scene.cols, scene.rows, scene.camera.tilt_deg, scene.width, scene.height, r.seconds, r.false_taps
+        );
+        for note in &r.false_tap_notes {
+            println!("  {note}");
+        }
+        println!("  tip fills and area shares of false taps {:.3?}", r.false_fills);
+        false_taps += r.false_taps;
+        seconds += r.seconds;
+    }
+    println!("{false_taps} false taps in {:.1} min", seconds / 60.0);
+}
+
+fn taps(first: u64, scenes: u64) {
+    let (mut right, mut intended, mut fills) = (0, 0, Vec::new());
+    for seed in first..first + scenes {
+        let scene = random_table_scene(seed);
+        let script = random_tap_script(seed, scene.cols, scene.rows, 10);
+        let r = run_session(&scene, &script, &game_pictures(&scene, seed), FPS, seed);
+        println!(
+            "taps scene {seed}: {}x{} cells, tilt {:.0}, {}x{} px: {}/{} right, {} wrong cell, {} missed, {} false {:?}",
+            scene.cols,
+            scene.rows,
+            scene.camera.tilt_deg,
+            scene.width,
+            scene.height,
+            r.right,
+            r.intended.len(),
+            r.wrong_cell,
+            r.missed,
+            r.false_taps,
+            r.false_tap_notes
+        );
+        let missed = r.intended.iter().filter(|t| {
+            !r.found.iter().any(|(_, f)| f.cell == t.cell && f.dwell_end > t.dwell_start_s && f.dwell_start < t.dwell_end_s)
+        });
+        for t in missed {
+            let tips: Vec<String> = r
+                .tips
+                .iter()
+                .filter(|(time, _)| *time >= t.dwell_start_s && *time <= t.dwell_end_s)
+                .map(|(_, tip)| tip.map_or("-".to_string(), |p| format!("{:.2},{:.2}", p[0], p[1])))
+                .collect();
+            println!("  missed {:?} at {:.1} s: fingertip {}", t.cell, t.dwell_start_s, tips.join(" "));
+        }
+        right += r.right;
+        intended += r.intended.len();
+        fills.extend(r.right_fills);
+    }
+    fills.sort_by(|a, b| a.0.total_cmp(&b.0));
+    println!("{right} of {intended} taps right; tip fills and area shares {fills:.3?}");
+}

@@ -173,7 +173,7 @@ fn report(intended: &[TruthTap], received: &[(Instant, [usize; 2])], camera_on: 
     let mut used = vec![false; intended.len()];
     for (at, cell) in received {
         let t = at.duration_since(camera_on).as_secs_f64();
-        let owner = intended.iter().enumerate().filter(|(i, tap)| !used[*i] && tap.dwell_end_s <= t && t - tap.dwell_end_s < 1.5).last();
+        let owner = intended.iter().enumerate().rfind(|(i, tap)| !used[*i] && tap.dwell_end_s <= t && t - tap.dwell_end_s < 1.5);
         match owner {
             Some((i, tap)) => {
                 used[i] = true;

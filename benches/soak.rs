@@ -64,10 +64,7 @@ fn status_field(pid: u32, name: &str) -> u64 {
 
 /// User + system CPU seconds of the process.
 fn cpu_seconds(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    let fields: Vec<&str> = stat.rsplit_once(')').unwrap().1.split_whitespace().collect();
-    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
-    ticks as f64 / unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64
+    daemon_common::cpu_seconds(pid).unwrap_or_else(|| panic!("/proc/{pid}/stat cannot be read"))
 }
 
 fn load1() -> f64 {

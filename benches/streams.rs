@@ -27,7 +27,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use daemon_common::{temp_dir, write_config, Daemon};
+use daemon_common::{load_average, temp_dir, write_config, Daemon};
 use serde_json::Value;
 use stream_common::{free_port, recording, true_moves};
 
@@ -122,16 +122,9 @@ impl Drop for Camera {
     }
 }
 
-/// User + system CPU seconds of a process so far.
+/// User + system CPU seconds of a process so far (0 when it cannot be read).
 fn cpu_seconds(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let fields: Vec<&str> = stat.rsplit_once(')').map_or("", |(_, rest)| rest).split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    (ticks(11) + ticks(12)) / unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64
-}
-
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg").unwrap_or_default().split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+    daemon_common::cpu_seconds(pid).unwrap_or(0.0)
 }
 
 /// Events as a WebSocket client got them, each with the moment it arrived.

@@ -17,11 +17,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use boardwatch::synth::table::{
-    calibration_picture, grid_picture, plan_table_session, random_table_scene, table_session_truth, TableAction, TableScene, TableScript,
-    TruthTap,
+    calibration_picture, grid_picture, plan_table_session, random_table_scene, table_session_truth, TableAction, TableScene, TableScript, TruthTap,
 };
 use boardwatch::touch::pattern::CalibrationPattern;
-use daemon_common::{client, sample_video, temp_dir, write_config, Daemon, SseClient};
+use daemon_common::{client, cpu_seconds, load_average, sample_video, temp_dir, write_config, Daemon, SseClient};
 use rand::{Rng, SeedableRng};
 
 const FPS: f64 = 12.0;
@@ -131,7 +130,7 @@ fn main() {
     assert!(status.is_success(), "calibration: {status} {answer}");
     eprintln!("calibrated {:.1} s after the camera came on: {answer}", camera_on.elapsed().as_secs_f64());
 
-    let cpu_before = process_cpu_seconds(daemon.child.id());
+    let cpu_before = cpu_seconds(daemon.child.id());
     let mut taps: Vec<(Instant, [usize; 2])> = Vec::new();
     let end = camera_on + Duration::from_secs_f64(truth.frames as f64 / FPS + 10.0);
     while Instant::now() < end {
@@ -144,7 +143,7 @@ fn main() {
             break;
         }
     }
-    let cpu = process_cpu_seconds(daemon.child.id()).zip(cpu_before).map(|(a, b)| a - b);
+    let cpu = cpu_seconds(daemon.child.id()).zip(cpu_before).map(|(a, b)| a - b);
     let seconds = camera_on.elapsed().as_secs_f64();
     if options.board {
         // The board was recorded meanwhile (its game is longer than the taps' recording).
@@ -199,16 +198,9 @@ fn report(intended: &[TruthTap], received: &[(Instant, [usize; 2])], camera_on: 
         at(1.0),
         cores.map_or(String::new(), |c| format!("; the daemon used {c:.2} cores"))
     );
+    println!("load average {}", load_average());
     if (right as f64) < 0.9 * intended.len() as f64 {
         eprintln!("too few taps on their cell");
         std::process::exit(1);
     }
-}
-
-/// The process's user and system CPU seconds, from /proc.
-fn process_cpu_seconds(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
-    Some(ticks / 100.0)
 }

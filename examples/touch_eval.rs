@@ -15,7 +15,7 @@
 mod touch_common;
 
 use boardwatch::synth::table::{random_distractor_script, random_table_scene, random_tap_script};
-use touch_common::{game_pictures, run_session};
+use touch_common::{game_pictures, run_session, tap_session_line};
 
 const FPS: f64 = 12.0;
 
@@ -70,23 +70,11 @@ fn taps(first: u64, scenes: u64) {
         let scene = random_table_scene(seed);
         let script = random_tap_script(seed, scene.cols, scene.rows, 10);
         let r = run_session(&scene, &script, &game_pictures(&scene, seed), FPS, seed);
-        println!(
-            "taps scene {seed}: {}x{} cells, tilt {:.0}, {}x{} px: {}/{} right, {} wrong cell, {} missed, {} false {:?}",
-            scene.cols,
-            scene.rows,
-            scene.camera.tilt_deg,
-            scene.width,
-            scene.height,
-            r.right,
-            r.intended.len(),
-            r.wrong_cell,
-            r.missed,
-            r.false_taps,
-            r.false_tap_notes
-        );
-        let missed = r.intended.iter().filter(|t| {
-            !r.found.iter().any(|(_, f)| f.cell == t.cell && f.dwell_end > t.dwell_start_s && f.dwell_start < t.dwell_end_s)
-        });
+        println!("{} {:?}", tap_session_line(seed, &scene, &r), r.false_tap_notes);
+        let missed = r
+            .intended
+            .iter()
+            .filter(|t| !r.found.iter().any(|(_, f)| f.cell == t.cell && f.dwell_end > t.dwell_start_s && f.dwell_start < t.dwell_end_s));
         for t in missed {
             let tips: Vec<String> = r
                 .tips

@@ -627,6 +627,48 @@ fn a_daemon_with_a_wiped_state_folder_is_not_deduped_away() {
     assert_eq!(kept.lines().count(), old_events.len());
 }
 
+/// A broker, a hall named `name` (`hall_extra` added to its configuration's top) and a daemon
+/// with one board, `table3` (its `[boards.tags]` lines `board_tags`), that has played sample game
+/// `game` to its end, every event of it at the hall.
+struct RoundHall {
+    dir: PathBuf,
+    _broker: Broker,
+    hall_config: PathBuf,
+    hall: Daemon,
+    config: PathBuf,
+    daemon: Daemon,
+    moves: Vec<String>,
+}
+
+impl RoundHall {
+    fn start(binary: &Path, name: &str, hall_extra: &str, game: usize, board_tags: &str) -> RoundHall {
+        let dir = temp_dir(&format!("mqtt-{name}"));
+        let port = free_port();
+        let broker = Broker::start(binary, &dir, port);
+        let hall_config = dir.join("hall.toml");
+        std::fs::write(
+            &hall_config,
+            format!("state_dir = \"hall-state\"\n{hall_extra}[http]\ntoken = \"{TOKEN}\"\n[mqtt]\nurl = \"mqtt://127.0.0.1:{port}\"\nhall = \"{name}\"\n"),
+        )
+        .unwrap();
+        let hall = start_hall(&hall_config);
+        let (lines, moves) = sample_game(game);
+        std::fs::write(dir.join("game.jsonl"), lines.join("\n") + "\n").unwrap();
+        let config = dir.join("boardwatch.toml");
+        std::fs::write(
+            &config,
+            format!("state_dir = \"state\"\n[http]\ntoken = \"{TOKEN}\"\n[mqtt]\nurl = \"mqtt://127.0.0.1:{port}\"\nhall = \"{name}\"\n\
+                     [[boards]]\nid = \"table3\"\nvariant = \"english\"\nsource = {{ kind = \"observations\", path = \"game.jsonl\", pace_ms = 10 }}\n\
+                     [boards.tags]\n{board_tags}"),
+        )
+        .unwrap();
+        let daemon = Daemon::start(&config);
+        daemon.wait_for_board("table3", "the whole game", |b| b["game"]["moves"].as_array().is_some_and(|m| m.len() == moves.len()));
+        hall_has_the_daemons_events(&hall, &daemon, "table3", Duration::from_secs(20));
+        RoundHall { dir, _broker: broker, hall_config, hall, config, daemon, moves }
+    }
+}
+
 /// The arbiter sets the round on the hall (event, site, date, round, pairings pasted once): the
 /// round PDN carries them with the board's number, in the PDN 3.0 tag order, reads back with
 /// our strict reader, and keeps them across a hall restart (`round.json`).
@@ -636,32 +678,11 @@ fn the_round_s_tags_and_pairings_are_set_on_the_hall_and_carried_by_every_game()
         eprintln!("SKIPPED: mosquitto is not installed (`make deps` or `apt-get install mosquitto` installs it)");
         return;
     };
-    let dir = temp_dir("mqtt-round");
-    let port = free_port();
-    let _broker = Broker::start(&binary, &dir, port);
-    let hall_config = dir.join("hall.toml");
-    std::fs::write(
-        &hall_config,
-        format!("state_dir = \"hall-state\"\nround = \"1\"\n[http]\ntoken = \"{TOKEN}\"\n[mqtt]\nurl = \"mqtt://127.0.0.1:{port}\"\nhall = \"round\"\n"),
-    )
-    .unwrap();
-    let mut hall = start_hall(&hall_config);
-    let (lines, moves) = sample_game(2);
-    std::fs::write(dir.join("game.jsonl"), lines.join("\n") + "\n").unwrap();
-    let config = dir.join("boardwatch.toml");
-    std::fs::write(
-        &config,
-        format!("state_dir = \"state\"\n[http]\ntoken = \"{TOKEN}\"\n[mqtt]\nurl = \"mqtt://127.0.0.1:{port}\"\nhall = \"round\"\n\
-                 [[boards]]\nid = \"table3\"\nvariant = \"english\"\nsource = {{ kind = \"observations\", path = \"game.jsonl\", pace_ms = 10 }}\n\
-                 [boards.tags]\nEvent = \"Club night\"\n"),
-    )
-    .unwrap();
-    let daemon = Daemon::start(&config);
-    daemon.wait_for_board("table3", "the whole game", |b| b["game"]["moves"].as_array().is_some_and(|m| m.len() == moves.len()));
+    let RoundHall { dir, _broker, hall_config, mut hall, config: _, daemon, moves } =
+        RoundHall::start(&binary, "round", "round = \"1\"\n", 2, "Event = \"Club night\"\n");
     // The daemon's own record carries the board's number.
     let own = read_games(&daemon.get_text("/boards/table3/game.pdn"), ReadMode::Strict).unwrap();
     assert_eq!((own[0].tag("Board"), own[0].tag("Event")), (Some("3"), Some("Club night")));
-    hall_has_the_daemons_events(&hall, &daemon, "table3", Duration::from_secs(20));
     // The arbiter's draw: the game is finished.
     let (status, answer) = hall.act("table3", Some(TOKEN), r#"{"op": "draw"}"#);
     assert_eq!(status, 202, "{answer}");
@@ -726,29 +747,8 @@ fn the_round_s_tags_reach_the_daemon_s_own_record_and_survive_its_restart() {
         eprintln!("SKIPPED: mosquitto is not installed (`make deps` or `apt-get install mosquitto` installs it)");
         return;
     };
-    let dir = temp_dir("mqtt-round-tags");
-    let port = free_port();
-    let _broker = Broker::start(&binary, &dir, port);
-    let hall_config = dir.join("hall.toml");
-    std::fs::write(
-        &hall_config,
-        format!("state_dir = \"hall-state\"\n[http]\ntoken = \"{TOKEN}\"\n[mqtt]\nurl = \"mqtt://127.0.0.1:{port}\"\nhall = \"tags\"\n"),
-    )
-    .unwrap();
-    let mut hall = start_hall(&hall_config);
-    let (lines, moves) = sample_game(4);
-    std::fs::write(dir.join("game.jsonl"), lines.join("\n") + "\n").unwrap();
-    let config = dir.join("boardwatch.toml");
-    std::fs::write(
-        &config,
-        format!("state_dir = \"state\"\n[http]\ntoken = \"{TOKEN}\"\n[mqtt]\nurl = \"mqtt://127.0.0.1:{port}\"\nhall = \"tags\"\n\
-                 [[boards]]\nid = \"table3\"\nvariant = \"english\"\nsource = {{ kind = \"observations\", path = \"game.jsonl\", pace_ms = 10 }}\n\
-                 [boards.tags]\nEvent = \"Club night\"\nSite = \"Club room\"\n"),
-    )
-    .unwrap();
-    let mut daemon = Daemon::start(&config);
-    daemon.wait_for_board("table3", "the whole game", |b| b["game"]["moves"].as_array().is_some_and(|m| m.len() == moves.len()));
-    hall_has_the_daemons_events(&hall, &daemon, "table3", Duration::from_secs(20));
+    let RoundHall { dir, _broker, hall_config, mut hall, config, mut daemon, moves } =
+        RoundHall::start(&binary, "tags", "", 4, "Event = \"Club night\"\nSite = \"Club room\"\n");
 
     let put = |hall: &Daemon, round: &str, pairings: &str| {
         let body = serde_json::json!({"event": "Spring Open", "date": "2026.11.28", "round": round, "pairings": pairings});

@@ -8,7 +8,7 @@
 mod touch_common;
 
 use boardwatch::synth::table::{random_distractor_script, random_table_scene, random_tap_script};
-use touch_common::{game_pictures, run_session};
+use touch_common::{game_pictures, run_session, tap_session_line};
 
 const FPS: f64 = 12.0;
 
@@ -26,18 +26,7 @@ fn intended_taps_land_on_their_cells() {
         let scene = small_scene(seed);
         let script = random_tap_script(seed, scene.cols, scene.rows, 5);
         let result = run_session(&scene, &script, &game_pictures(&scene, seed), FPS, seed);
-        eprintln!(
-            "scene {seed}: {}x{} cells, tilt {:.0}: {} of {} taps right, {} on another cell, {} missed, {} false; latencies {:?}",
-            scene.cols,
-            scene.rows,
-            scene.camera.tilt_deg,
-            result.right,
-            result.intended.len(),
-            result.wrong_cell,
-            result.missed,
-            result.false_taps,
-            result.latencies
-        );
+        eprintln!("{}; latencies {:?}", tap_session_line(seed, &scene, &result), result.latencies);
         right += result.right;
         intended += result.intended.len();
         false_taps += result.false_taps;
@@ -80,10 +69,7 @@ fn held_apart_scenes() {
         let scene = random_table_scene(seed);
         let script = random_tap_script(seed, scene.cols, scene.rows, 10);
         let r = run_session(&scene, &script, &game_pictures(&scene, seed), FPS, seed);
-        eprintln!(
-            "taps scene {seed}: {}x{} cells, tilt {:.0}, {}x{} px: {}/{} right, {} wrong cell, {} missed, {} false",
-            scene.cols, scene.rows, scene.camera.tilt_deg, scene.width, scene.height, r.right, r.intended.len(), r.wrong_cell, r.missed, r.false_taps
-        );
+        eprintln!("{}", tap_session_line(seed, &scene, &r));
         intended += r.intended.len();
         right += r.right;
         wrong += r.wrong_cell;

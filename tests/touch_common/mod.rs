@@ -12,6 +12,7 @@ use boardwatch::touch::dwell::{DwellSettings, Tap};
 use boardwatch::touch::pattern::CalibrationPattern;
 use boardwatch::vision::source::rgb_image_to_mat;
 use boardwatch::vision::table::{find_pattern, ForegroundSettings, TableWatcher};
+use opencv::prelude::*;
 
 /// What the camera made of a session.
 #[derive(Debug, Default)]
@@ -82,22 +83,24 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
             result.found.push((frame.time_s, tap));
         }
         result.tips.push((frame.time_s, read.fingertip_px.and_then(|px| watcher.map().to_cells(px))));
-        let (_, reaches) = watcher.last_seen();
-        let scale = frame_width_scale(&mat, watcher.last_seen().0);
+        let (mask, reaches) = watcher.last_seen();
+        // The region followed is the one whose fingertip, scaled to the frame, is the pointer's.
+        let scale = mat.cols() as f64 / mask.width().max(1) as f64;
         fills.push(read.fingertip_px.and_then(|px| {
             reaches
                 .iter()
                 .find(|r| (r.fingertip[0] * scale - px[0]).abs() < 1e-6 && (r.fingertip[1] * scale - px[1]).abs() < 1e-6)
-                .map(|r| (r.tip_fill, r.area as f64 / watcher.last_seen().0.len() as f64))
+                .map(|r| (r.tip_fill, r.area as f64 / mask.len() as f64))
         }));
         if debug_dir.is_some() {
-            let (mask, reaches) = watcher.last_seen();
             seen.push((mask.clone(), reaches.to_vec()));
         }
     }
     result.frames = planned.len();
     result.seconds = planned.last().map_or(0.0, |f| f.time_s);
-    let fill_at = |t: f64| planned.iter().position(|f| f.time_s >= t).and_then(|i| fills[i]).unwrap_or((f64::NAN, f64::NAN));
+    // The frame at `t` seconds (the first one not before it).
+    let frame_at = |t: f64| planned.iter().position(|f| f.time_s >= t);
+    let fill_at = |t: f64| frame_at(t).and_then(|i| fills[i]).unwrap_or((f64::NAN, f64::NAN));
     // Pictures of the camera frame and of the mask (fingertips red, blunt tips blue, entries
     // green) at frame `middle`.
     let dump = |middle: usize, label: &str| {
@@ -150,7 +153,7 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
                     .filter(|f| f.time_s >= tap.dwell_start - 0.1 && f.time_s <= *emitted)
                     .map(|f| f.action.map_or("pause".to_string(), |a| format!("{:?}", script.actions[a])))
                     .collect();
-                let middle = planned.iter().position(|f| f.time_s >= (tap.dwell_start + tap.dwell_end) / 2.0).unwrap_or(0);
+                let middle = frame_at((tap.dwell_start + tap.dwell_end) / 2.0).unwrap_or(0);
                 let reach_notes: Vec<String> = seen.get(middle).map_or(Vec::new(), |(_, reaches)| {
                     reaches.iter().map(|r| format!("area {} reach {:.0} fill {:.2} pointing {}", r.area, r.reach, r.tip_fill, r.pointing)).collect()
                 });
@@ -164,22 +167,31 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
     }
     result.missed = used.iter().filter(|u| !**u).count();
     for (tap, _) in result.intended.iter().zip(&used).filter(|(_, used)| !**used) {
-        let middle = planned.iter().position(|f| f.time_s >= (tap.dwell_start_s + tap.dwell_end_s) / 2.0).unwrap_or(0);
-        dump(middle, "missed");
+        dump(frame_at((tap.dwell_start_s + tap.dwell_end_s) / 2.0).unwrap_or(0), "missed");
     }
     result
 }
 
-/// Frame pixels per pixel of the watcher's working mask.
-fn frame_width_scale(frame: &opencv::core::Mat, mask: &image::GrayImage) -> f64 {
-    use opencv::prelude::*;
-    frame.cols() as f64 / mask.width().max(1) as f64
+/// One line on a session of taps: the scene's grid and view, and what became of its taps.
+pub fn tap_session_line(seed: u64, scene: &TableScene, r: &SessionResult) -> String {
+    format!(
+        "taps scene {seed}: {}x{} cells, tilt {:.0}, {}x{} px: {}/{} right, {} wrong cell, {} missed, {} false",
+        scene.cols,
+        scene.rows,
+        scene.camera.tilt_deg,
+        scene.width,
+        scene.height,
+        r.right,
+        r.intended.len(),
+        r.wrong_cell,
+        r.missed,
+        r.false_taps
+    )
 }
 
 /// Writes a session's frames to an MJPEG AVI at `path`, as a camera recording of the table; a
 /// frame without hands is rendered once per picture.
 pub fn write_session_video(scene: &TableScene, pictures: &[RgbImage], frames: &[PlannedTableFrame], fps: f64, path: &std::path::Path) {
-    use opencv::prelude::*;
     use opencv::videoio::VideoWriter;
     let fourcc = VideoWriter::fourcc('M', 'J', 'P', 'G').unwrap();
     let size = opencv::core::Size::new(scene.width as i32, scene.height as i32);

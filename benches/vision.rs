@@ -119,9 +119,12 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
         watcher.process(&frame, t).unwrap();
         t += 1.0 / 30.0;
     }));
+    report("  learnt: board area, warp made afresh (a board that moved)", time(300, || {
+        boardwatch::vision::square_model::located_board_area(&frame, &loc).unwrap();
+    }));
     let mut area = None;
-    report("  learnt: board area (warp to 172x172)", time(300, || {
-        area = Some(boardwatch::vision::square_model::located_board_area(&frame, &loc).unwrap());
+    report("  learnt: board area, warp kept (172x172)", time(300, || {
+        area = Some(model.located_area(&frame, &loc).unwrap());
     }));
     let area = area.unwrap();
     let dark = boardwatch::vision::square_model::playing_squares(true);

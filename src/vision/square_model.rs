@@ -60,49 +60,106 @@ pub const FORMAT: &str = "boardwatch-square-model/1";
 /// area is shrunk first (by whole-pixel averaging), so that fine texture and sensor noise do
 /// not alias into the few pixels a square gets.
 pub fn board_area(img: &Mat, board_to_image: &dyn Fn(f64, f64) -> (f64, f64)) -> Result<Mat> {
-    if img.empty() || img.typ() != core::CV_8UC3 {
-        return Err(VisionError::BadImage(format!("board area needs an 8-bit colour image, got type {}", img.typ())));
-    }
-    // Image pixels per area pixel, from the playing area's diagonals.
-    let (a, b, c, d) = (board_to_image(0.0, 0.0), board_to_image(8.0, 8.0), board_to_image(8.0, 0.0), board_to_image(0.0, 8.0));
-    let diagonal = ((a.0 - b.0).hypot(a.1 - b.1) + (c.0 - d.0).hypot(c.1 - d.1)) / 2.0;
-    let scale = diagonal / (8.0 * std::f64::consts::SQRT_2 * PX_PER_SQUARE as f64);
-    if !scale.is_finite() || scale <= 0.0 {
-        return Err(VisionError::BadCorners("the playing area has no size".into()));
-    }
-    let shrink = if scale > 2.0 { (scale / 1.5).floor() } else { 1.0 };
-    let small;
-    let source = if shrink > 1.0 {
-        let size = Size::new((img.cols() as f64 / shrink).round() as i32, (img.rows() as f64 / shrink).round() as i32);
-        let mut out = Mat::default();
-        imgproc::resize(img, &mut out, size, 0.0, 0.0, imgproc::INTER_AREA)?;
-        small = out;
-        &small
-    } else {
-        img
-    };
-    let (sx, sy) = (source.cols() as f64 / img.cols() as f64, source.rows() as f64 / img.rows() as f64);
-    let mut map = Mat::new_rows_cols_with_default(AREA_PX, AREA_PX, core::CV_32FC2, Scalar::default())?;
-    let step = 1.0 / PX_PER_SQUARE as f64;
-    let origin = -(MARGIN_PX as f64) * step;
-    for y in 0..AREA_PX {
-        for x in 0..AREA_PX {
-            // Pixel centres: area pixel x covers board u in [origin + x step, origin + (x+1) step).
-            let (u, v) = (origin + (x as f64 + 0.5) * step, origin + (y as f64 + 0.5) * step);
-            let (ix, iy) = board_to_image(u, v);
-            // Image pixel centres are at integers; the shrunk image's at (i + 0.5) / s - 0.5.
-            let (px, py) = ((ix + 0.5) * sx - 0.5, (iy + 0.5) * sy - 0.5);
-            *map.at_2d_mut::<core::Vec2f>(y, x)? = core::Vec2f::from([px as f32, py as f32]);
-        }
-    }
-    let mut out = Mat::default();
-    imgproc::remap(source, &mut out, &map, &core::no_array(), imgproc::INTER_LINEAR, core::BORDER_REPLICATE, Scalar::default())?;
-    Ok(out)
+    AreaWarp::new((img.cols(), img.rows()), board_to_image)?.apply(img)
 }
 
 /// The board area of a located board.
 pub fn located_board_area(img: &Mat, loc: &BoardLocation) -> Result<Mat> {
     board_area(img, &|u, v| loc.board_to_image(u, v))
+}
+
+/// How a board area is cut from images of one size with the board at one place: the part of
+/// the image it needs, how much that part is shrunk, and where each area pixel comes from.
+/// Kept while the board stays where it is (see [`SquareModel::located_area`]): building the
+/// map asks the board's mapping 30,000 times, applying it is a small remap.
+pub struct AreaWarp {
+    image_size: (i32, i32),
+    /// The part of the image the area needs, in whole blocks of `shrink` pixels.
+    roi: core::Rect,
+    shrink: i32,
+    /// Area pixel -> pixel of the shrunk part (CV_32FC2).
+    map: Mat,
+}
+
+impl AreaWarp {
+    pub fn new(image_size: (i32, i32), board_to_image: &dyn Fn(f64, f64) -> (f64, f64)) -> Result<AreaWarp> {
+        let (cols, rows) = image_size;
+        if cols <= 0 || rows <= 0 {
+            return Err(VisionError::BadImage(format!("board area needs an image, got {cols}x{rows}")));
+        }
+        // Image pixels per area pixel, from the playing area's diagonals.
+        let (a, b, c, d) = (board_to_image(0.0, 0.0), board_to_image(8.0, 8.0), board_to_image(8.0, 0.0), board_to_image(0.0, 8.0));
+        let diagonal = ((a.0 - b.0).hypot(a.1 - b.1) + (c.0 - d.0).hypot(c.1 - d.1)) / 2.0;
+        let scale = diagonal / (8.0 * std::f64::consts::SQRT_2 * PX_PER_SQUARE as f64);
+        if !scale.is_finite() || scale <= 0.0 {
+            return Err(VisionError::BadCorners("the playing area has no size".into()));
+        }
+        let shrink = if scale > 2.0 { (scale / 1.5).floor() as i32 } else { 1 };
+        let step = 1.0 / PX_PER_SQUARE as f64;
+        let origin = -(MARGIN_PX as f64) * step;
+        let mut points = Vec::with_capacity((AREA_PX * AREA_PX) as usize);
+        let (mut lo, mut hi) = ((f64::INFINITY, f64::INFINITY), (f64::NEG_INFINITY, f64::NEG_INFINITY));
+        for y in 0..AREA_PX {
+            for x in 0..AREA_PX {
+                // Pixel centres: area pixel x covers board u in [origin + x step, origin + (x+1) step).
+                let (u, v) = (origin + (x as f64 + 0.5) * step, origin + (y as f64 + 0.5) * step);
+                let p = board_to_image(u, v);
+                if !(p.0.is_finite() && p.1.is_finite()) {
+                    return Err(VisionError::BadCorners("the board area leaves the image plane".into()));
+                }
+                (lo, hi) = ((lo.0.min(p.0), lo.1.min(p.1)), (hi.0.max(p.0), hi.1.max(p.1)));
+                points.push(p);
+            }
+        }
+        // Only the part of the image the area samples is shrunk, in whole blocks (so a block
+        // averages the same pixels as when the whole image is shrunk); beyond it the border
+        // is replicated, as it would be beyond the image.
+        let s = shrink as f64;
+        let block_lo = |v: f64, limit: i32| (((v - 2.0 * s) / s).floor() as i64).clamp(0, (limit / shrink) as i64) as i32;
+        let block_hi = |v: f64, limit: i32| (((v + 2.0 * s) / s).ceil() as i64).clamp(0, (limit / shrink) as i64) as i32;
+        let (bx0, by0, bx1, by1) = (block_lo(lo.0, cols), block_lo(lo.1, rows), block_hi(hi.0, cols), block_hi(hi.1, rows));
+        let roi = core::Rect::new(bx0 * shrink, by0 * shrink, ((bx1 - bx0) * shrink).max(shrink), ((by1 - by0) * shrink).max(shrink));
+        let roi =
+            core::Rect::new(roi.x.min(cols - roi.width.min(cols)), roi.y.min(rows - roi.height.min(rows)), roi.width.min(cols), roi.height.min(rows));
+        let mut map = Mat::new_rows_cols_with_default(AREA_PX, AREA_PX, core::CV_32FC2, Scalar::default())?;
+        for (i, (ix, iy)) in points.into_iter().enumerate() {
+            // Image pixel centres are at integers; a shrunk block's at (i + 0.5) / s - 0.5.
+            let (px, py) = ((ix + 0.5) / s - 0.5 - (roi.x / shrink) as f64, (iy + 0.5) / s - 0.5 - (roi.y / shrink) as f64);
+            *map.at_2d_mut::<core::Vec2f>(i as i32 / AREA_PX, i as i32 % AREA_PX)? = core::Vec2f::from([px as f32, py as f32]);
+        }
+        Ok(AreaWarp { image_size, roi, shrink, map })
+    }
+
+    /// The board area of `img` (of the size this warp was made for).
+    pub fn apply(&self, img: &Mat) -> Result<Mat> {
+        if img.empty() || img.typ() != core::CV_8UC3 {
+            return Err(VisionError::BadImage(format!("board area needs an 8-bit colour image, got type {}", img.typ())));
+        }
+        if (img.cols(), img.rows()) != self.image_size {
+            return Err(VisionError::BadImage(format!(
+                "image is {}x{} but the board area was placed on {}x{}",
+                img.cols(),
+                img.rows(),
+                self.image_size.0,
+                self.image_size.1
+            )));
+        }
+        let part = Mat::roi(img, self.roi)?;
+        if self.shrink > 1 {
+            let mut small = Mat::default();
+            let size = Size::new(self.roi.width / self.shrink, self.roi.height / self.shrink);
+            imgproc::resize(&part, &mut small, size, 0.0, 0.0, imgproc::INTER_AREA)?;
+            self.remap(&small)
+        } else {
+            self.remap(&part)
+        }
+    }
+
+    fn remap(&self, source: &impl core::ToInputArray) -> Result<Mat> {
+        let mut out = Mat::default();
+        imgproc::remap(source, &mut out, &self.map, &core::no_array(), imgproc::INTER_LINEAR, core::BORDER_REPLICATE, Scalar::default())?;
+        Ok(out)
+    }
 }
 
 /// Per-channel mean and overall spread of the playing area (margin left out) of a board area:
@@ -165,6 +222,16 @@ pub struct SquareModel {
     card: ModelCard,
     /// The head as trained, the floor every session's adaptation starts from.
     trained_head: SquareHead,
+    /// The last board area's warp and the location it was made for.
+    warp: Option<(WarpKey, AreaWarp)>,
+}
+
+/// What an area warp depends on: the board's mapping and the image size.
+#[derive(PartialEq)]
+struct WarpKey {
+    h_board_to_img: [[f64; 3]; 3],
+    k1: f64,
+    image_size: (i32, i32),
 }
 
 impl std::fmt::Debug for SquareModel {
@@ -205,12 +272,21 @@ impl SquareModel {
         net.set_preferable_backend(dnn::DNN_BACKEND_OPENCV)?;
         net.set_preferable_target(dnn::DNN_TARGET_CPU)?;
         let trained_head = card.head.clone();
-        Ok(SquareModel { net, card, trained_head })
+        Ok(SquareModel { net, card, trained_head, warp: None })
     }
 
     /// The head in use (the trained one, or the session's).
     pub fn head(&self) -> &SquareHead {
         &self.card.head
+    }
+
+    /// The board area of a located board, its warp kept while the board stays where it is.
+    pub fn located_area(&mut self, img: &Mat, loc: &BoardLocation) -> Result<Mat> {
+        let key = WarpKey { h_board_to_img: loc.h_board_to_img, k1: loc.lens.k1, image_size: (img.cols(), img.rows()) };
+        if self.warp.as_ref().is_none_or(|(kept, _)| *kept != key) {
+            self.warp = Some((key, AreaWarp::new((img.cols(), img.rows()), &|u, v| loc.board_to_image(u, v))?));
+        }
+        self.warp.as_ref().expect("warp set").1.apply(img)
     }
 
     /// Embeddings of the given squares of a board area.
@@ -305,7 +381,7 @@ impl LearntReading {
     /// Read the playing squares (those where `(row + col) % 2 == 0` equals `top_left_dark`)
     /// of a located board.
     pub fn read(model: &mut SquareModel, img: &Mat, loc: &BoardLocation, top_left_dark: bool) -> Result<LearntReading> {
-        let area = located_board_area(img, loc)?;
+        let area = model.located_area(img, loc)?;
         let squares = playing_squares(top_left_dark);
         let embeddings = model.embed(&area, &squares)?;
         Ok(LearntReading { squares, embeddings })
@@ -373,7 +449,8 @@ mod tests {
                 imgproc::rectangle(&mut img, Rect::new(40 + 40 * c, 40 + 40 * r, 40, 40), colour, -1, imgproc::LINE_8, 0).unwrap();
             }
         }
-        imgproc::circle(&mut img, Point::new(40 + 40 * 3 + 20, 40 + 40 * 2 + 20), 14, Scalar::new(0.0, 0.0, 230.0, 0.0), -1, imgproc::LINE_AA, 0).unwrap();
+        imgproc::circle(&mut img, Point::new(40 + 40 * 3 + 20, 40 + 40 * 2 + 20), 14, Scalar::new(0.0, 0.0, 230.0, 0.0), -1, imgproc::LINE_AA, 0)
+            .unwrap();
         img
     }
 
@@ -385,13 +462,77 @@ mod tests {
     fn the_board_area_puts_each_square_where_the_patches_expect_it() {
         let area = board_area(&drawn_board(), &flat).unwrap();
         assert_eq!((area.rows(), area.cols()), (AREA_PX, AREA_PX));
-        let centre = |r: i32, c: i32| *area.at_2d::<core::Vec3b>(MARGIN_PX + PX_PER_SQUARE * r + PX_PER_SQUARE / 2, MARGIN_PX + PX_PER_SQUARE * c + PX_PER_SQUARE / 2).unwrap();
+        let centre = |r: i32, c: i32| {
+            *area.at_2d::<core::Vec3b>(MARGIN_PX + PX_PER_SQUARE * r + PX_PER_SQUARE / 2, MARGIN_PX + PX_PER_SQUARE * c + PX_PER_SQUARE / 2).unwrap()
+        };
         assert!(centre(0, 0)[0] > 200 && centre(0, 1)[0] < 70, "light then dark along the first row");
         let disc = centre(2, 3);
         assert!(disc[2] > 200 && disc[0] < 30, "the red disc is on square (2, 3): {disc:?}");
         // The margin shows what is round the board (the green table).
         let corner = *area.at_2d::<core::Vec3b>(1, 1).unwrap();
         assert!(corner[1] > 120 && corner[0] < 100, "{corner:?}");
+    }
+
+    /// The board area as first written: the whole image shrunk, then remapped.
+    fn board_area_of_whole_image(img: &Mat, board_to_image: &dyn Fn(f64, f64) -> (f64, f64), shrink: f64) -> Mat {
+        let mut small = Mat::default();
+        let size = Size::new((img.cols() as f64 / shrink).round() as i32, (img.rows() as f64 / shrink).round() as i32);
+        imgproc::resize(img, &mut small, size, 0.0, 0.0, imgproc::INTER_AREA).unwrap();
+        let mut map = Mat::new_rows_cols_with_default(AREA_PX, AREA_PX, core::CV_32FC2, Scalar::default()).unwrap();
+        let step = 1.0 / PX_PER_SQUARE as f64;
+        for y in 0..AREA_PX {
+            for x in 0..AREA_PX {
+                let (u, v) = ((x - MARGIN_PX) as f64 * step + 0.5 * step, (y - MARGIN_PX) as f64 * step + 0.5 * step);
+                let (ix, iy) = board_to_image(u, v);
+                *map.at_2d_mut::<core::Vec2f>(y, x).unwrap() =
+                    core::Vec2f::from([((ix + 0.5) / shrink - 0.5) as f32, ((iy + 0.5) / shrink - 0.5) as f32]);
+            }
+        }
+        let mut out = Mat::default();
+        imgproc::remap(&small, &mut out, &map, &core::no_array(), imgproc::INTER_LINEAR, core::BORDER_REPLICATE, Scalar::default()).unwrap();
+        out
+    }
+
+    #[test]
+    fn a_large_board_is_cut_from_its_own_part_of_the_image_as_from_the_whole() {
+        // The drawn board twice as large in a 1000x900 image (80 px squares: shrunk by 2).
+        let mut big = Mat::default();
+        imgproc::resize(&drawn_board(), &mut big, Size::new(800, 800), 0.0, 0.0, imgproc::INTER_NEAREST).unwrap();
+        let mut img = Mat::new_rows_cols_with_default(900, 1000, core::CV_8UC3, Scalar::new(30.0, 90.0, 160.0, 0.0)).unwrap();
+        big.copy_to(&mut Mat::roi_mut(&mut img, Rect::new(150, 60, 800, 800)).unwrap()).unwrap();
+        let turned = |u: f64, v: f64| (150.0 + 80.0 + 80.0 * u - 0.5 + 3.0 * v, 60.0 + 80.0 + 80.0 * v - 0.5 - 2.0 * u);
+        let ours = board_area(&img, &turned).unwrap();
+        let whole = board_area_of_whole_image(&img, &turned, 2.0);
+        let mut diff = Mat::default();
+        core::absdiff(&ours, &whole, &mut diff).unwrap();
+        let worst = core::norm(&diff, core::NORM_INF, &core::no_array()).unwrap();
+        assert!(worst <= 1.0, "the part and the whole give the same area, worst difference {worst}");
+        // A board running off the image: the margin replicates the image's edge, as before.
+        let off = |u: f64, v: f64| (-100.0 + 80.0 * u, 60.0 + 80.0 * v);
+        let ours = board_area(&img, &off).unwrap();
+        core::absdiff(&ours, &board_area_of_whole_image(&img, &off, 2.0), &mut diff).unwrap();
+        assert!(core::norm(&diff, core::NORM_INF, &core::no_array()).unwrap() <= 1.0);
+    }
+
+    #[test]
+    fn the_model_keeps_a_boards_warp_until_the_board_moves() {
+        let mut model = SquareModel::builtin().unwrap();
+        let img = drawn_board();
+        let loc = crate::vision::locate::locate_board(&img, None).unwrap();
+        let first = model.located_area(&img, &loc).unwrap();
+        let again = model.located_area(&img, &loc).unwrap();
+        assert_eq!(first.data_bytes().unwrap(), again.data_bytes().unwrap());
+        assert_eq!(first.data_bytes().unwrap(), located_board_area(&img, &loc).unwrap().data_bytes().unwrap());
+        // Moved by a square: the kept warp is not used.
+        let mut moved = loc.clone();
+        moved.h_board_to_img = crate::vision::h_mul(&loc.h_board_to_img, &[[1.0, 0.0, 1.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]);
+        let shifted = model.located_area(&img, &moved).unwrap();
+        assert_eq!(shifted.data_bytes().unwrap(), located_board_area(&img, &moved).unwrap().data_bytes().unwrap());
+        assert_ne!(shifted.data_bytes().unwrap(), first.data_bytes().unwrap());
+        // Another image size is refused by name rather than read wrongly.
+        let small = AreaWarp::new((400, 400), &flat).unwrap();
+        let err = small.apply(&Mat::new_rows_cols_with_default(300, 400, core::CV_8UC3, Scalar::all(0.0)).unwrap()).unwrap_err().to_string();
+        assert!(err.contains("400x400"), "{err}");
     }
 
     #[test]

@@ -14,10 +14,10 @@ use serde::{Deserialize, Serialize};
 use super::classify::{board_features_with, BoardFeatures};
 use super::locate::{locate_board, BoardLocation, Lens, ONE_SQUARE_OVER};
 use super::palette::{start_position, ColourModel};
-use super::square_head::SquareHead;
-use super::square_model::{LearntReading, SquareModel};
 use super::rectify::{rectify, BoardFrame, CameraPose};
 use super::source::{Frame, FrameSource};
+use super::square_head::SquareHead;
+use super::square_model::{LearntReading, SquareModel};
 use super::watch::{FrameResult, WatchConfig, Watcher};
 use super::{Result, Side, VisionError};
 
@@ -59,8 +59,19 @@ impl Calibration {
         // Only a start position has known classes on every square; `calibrate`
         // checks that the board shows one.
         let (palette, white_home) = base.calibrate(features)?;
+        Ok(Calibration::assemble(features, loc, base, source, palette, white_home))
+    }
+
+    fn assemble(
+        features: &BoardFeatures,
+        loc: &BoardLocation,
+        base: &ColourModel,
+        source: &str,
+        palette: ColourModel,
+        white_home: Side,
+    ) -> Calibration {
         let created_unix = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-        Ok(Calibration {
+        Calibration {
             format: FORMAT.to_string(),
             source: source.to_string(),
             created_unix,
@@ -72,11 +83,33 @@ impl Calibration {
             base_palette: base.name.clone(),
             palette,
             square_head: None,
-        })
+        }
+    }
+
+    /// A start position the colours refused (`refused`: why), told by the learnt square model
+    /// instead (`learnt`: its reading of the same frame, by the head as trained): the colours are
+    /// learnt where the model says the men stand, and the model's head is fine-tuned on it. The
+    /// colours' refusal stands when the model does not see a start beyond doubt either.
+    pub fn from_model_start(
+        features: &BoardFeatures,
+        loc: &BoardLocation,
+        base: &ColourModel,
+        source: &str,
+        model: &mut SquareModel,
+        learnt: &LearntReading,
+        refused: VisionError,
+    ) -> Result<Calibration> {
+        let Some(side) = learnt.start_side(model, features.top_left_dark) else { return Err(refused) };
+        let palette = base.calibrate_as(features, side)?;
+        let mut cal = Calibration::assemble(features, loc, base, source, palette, side);
+        cal.fine_tune(model, learnt);
+        tracing::info!("{source}: the start position told by the learnt square model; the colours alone refused it ({refused})");
+        Ok(cal)
     }
 
     /// Learn from one still image of the start position (corners found, or given); with a square
-    /// model, fine-tune its head on the image too (kept in the calibration).
+    /// model, fine-tune its head on the image too (kept in the calibration), and let it tell the
+    /// start where the colours cannot ([`Calibration::from_model_start`]).
     pub fn from_image_with(
         img: &Mat,
         base: &ColourModel,
@@ -84,12 +117,22 @@ impl Calibration {
         source: &str,
         model: Option<&mut SquareModel>,
     ) -> Result<(Calibration, BoardLocation)> {
-        let (mut cal, loc) = Calibration::from_image(img, base, corners, source)?;
-        if let Some(model) = model {
-            let learnt = LearntReading::read(model, img, &loc, cal.top_left_dark)?;
-            cal.fine_tune(model, &learnt);
+        let loc = Calibration::location_of(img, corners)?;
+        let found = Calibration::from_image_at(img, base, &loc, corners.is_some(), source);
+        let Some(model) = model else { return found };
+        match found {
+            Ok((mut cal, loc)) => {
+                let learnt = LearntReading::read(model, img, &loc, cal.top_left_dark)?;
+                cal.fine_tune(model, &learnt);
+                Ok((cal, loc))
+            }
+            Err(refused @ VisionError::Calibration(_)) => {
+                let features = Calibration::features_at(img, base, &loc)?;
+                let learnt = LearntReading::read(model, img, &loc, features.top_left_dark)?;
+                Ok((Calibration::from_model_start(&features, &loc, base, source, model, &learnt, refused)?, loc))
+            }
+            Err(e) => Err(e),
         }
-        Ok((cal, loc))
     }
 
     /// Fine-tune the square model's head on the start position this calibration was learnt
@@ -102,24 +145,38 @@ impl Calibration {
     /// Learn from one still image of the start position (corners found, or given). Found
     /// corners one square off (see [`ONE_SQUARE_OVER`]) are put right by where the men stand.
     pub fn from_image(img: &Mat, base: &ColourModel, corners: Option<[[f32; 2]; 4]>, source: &str) -> Result<(Calibration, BoardLocation)> {
-        let loc = match corners {
-            Some(c) => BoardLocation::from_corners(c, (img.cols(), img.rows()))?,
-            None => locate_board(img, None)?,
-        };
-        match Calibration::at_location(img, base, &loc, source) {
-            Ok(cal) => Ok((cal, loc)),
-            // Corners given by hand are the user's word.
-            Err(e) if corners.is_some() => Err(e),
-            Err(e) => Calibration::one_square_over(img, base, &loc, source).ok_or(e),
+        let loc = Calibration::location_of(img, corners)?;
+        Calibration::from_image_at(img, base, &loc, corners.is_some(), source)
+    }
+
+    /// The board of an image: at the corners given, or found.
+    fn location_of(img: &Mat, corners: Option<[[f32; 2]; 4]>) -> Result<BoardLocation> {
+        match corners {
+            Some(c) => BoardLocation::from_corners(c, (img.cols(), img.rows())),
+            None => locate_board(img, None),
         }
+    }
+
+    /// `from_image` at a location found (`given`: false) or given by hand.
+    fn from_image_at(img: &Mat, base: &ColourModel, loc: &BoardLocation, given: bool, source: &str) -> Result<(Calibration, BoardLocation)> {
+        match Calibration::at_location(img, base, loc, source) {
+            Ok(cal) => Ok((cal, loc.clone())),
+            // Corners given by hand are the user's word.
+            Err(e) if given => Err(e),
+            Err(e) => Calibration::one_square_over(img, base, loc, source).ok_or(e),
+        }
+    }
+
+    /// The squares' features of the board at `loc`.
+    fn features_at(img: &Mat, base: &ColourModel, loc: &BoardLocation) -> Result<BoardFeatures> {
+        let rect = rectify(img, loc)?;
+        let lean = CameraPose::from_location(loc).map(|p| p.lean(base.piece_height as f64));
+        board_features_with(&rect, lean.as_ref())
     }
 
     /// The start position read at `loc`.
     fn at_location(img: &Mat, base: &ColourModel, loc: &BoardLocation, source: &str) -> Result<Calibration> {
-        let rect = rectify(img, loc)?;
-        let lean = CameraPose::from_location(loc).map(|p| p.lean(base.piece_height as f64));
-        let features = board_features_with(&rect, lean.as_ref())?;
-        Calibration::from_features(&features, loc, base, source)
+        Calibration::from_features(&Calibration::features_at(img, base, loc)?, loc, base, source)
     }
 
     /// A found location that shows no start position, moved one square over to where one shows

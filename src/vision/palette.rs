@@ -633,6 +633,21 @@ impl ColourModel {
         Ok((m, side))
     }
 
+    /// The colours of a start position another reader has vouched for (the learnt square model,
+    /// white's men on `side`): learnt as [`ColourModel::calibrate`] learns them, leaving out the
+    /// squares the first fit cannot explain, but without asking the colours to read the start
+    /// back: this set's colours may not tell its men from its squares, which the model can.
+    pub fn calibrate_as(&self, bf: &BoardFeatures, side: Side) -> Result<ColourModel> {
+        let labels = start_position(side, bf.top_left_dark);
+        let first = self.learn_start(bf, &labels, &[])?;
+        let odd = first.contradictions(bf, &labels);
+        if odd.is_empty() {
+            return Ok(first);
+        }
+        let skip: Vec<(usize, usize)> = odd.iter().map(|o| (o.0, o.1)).collect();
+        self.learn_start(bf, &labels, &skip)
+    }
+
     /// This model moved to the colours of a start position (`labels`: its dark
     /// squares), leaving out the squares `skip`.
     fn learn_start(&self, bf: &BoardFeatures, labels: &[(usize, usize, ColourClass)], skip: &[(usize, usize)]) -> Result<ColourModel> {

@@ -365,6 +365,10 @@ pub fn playing_squares(top_left_dark: bool) -> Vec<(usize, usize)> {
 /// misread of 640 alone and none with them (at 1, one `?`).
 const COLOUR_SHARE: f32 = 0.5;
 
+/// How sure the trained model must be of every square of a start position it vouches for when
+/// the colours cannot tell the start (`LearntReading::start_side`).
+pub const START_CONFIDENCE: f32 = 0.6;
+
 /// A floor under the colours' probabilities, so that a class the colours rule out stays possible.
 const COLOUR_FLOOR: f32 = 0.02;
 
@@ -385,6 +389,31 @@ impl LearntReading {
         let squares = playing_squares(top_left_dark);
         let embeddings = model.embed(&area, &squares)?;
         Ok(LearntReading { squares, embeddings })
+    }
+
+    /// The side whose start position this reading shows by the trained head alone (the model
+    /// before any session taught it), if one does beyond doubt: every playing square read as
+    /// that start has it, at least [`START_CONFIDENCE`] sure (a stacked king counts as its man).
+    pub fn start_side(&self, model: &SquareModel, top_left_dark: bool) -> Option<super::Side> {
+        use super::Side;
+        let read: Vec<((usize, usize), usize, f32)> = self
+            .squares
+            .iter()
+            .zip(&self.embeddings)
+            .map(|(&square, embedding)| {
+                let p = model.trained_head.probabilities(embedding);
+                let merged = [p[0], p[1] + p[3], p[2] + p[4], 0.0, 0.0, p[OTHER]];
+                let (best, &sure) = merged.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).expect("six classes");
+                (square, best, sure)
+            })
+            .collect();
+        [Side::Top, Side::Bottom, Side::Left, Side::Right].into_iter().find(|&side| {
+            let start = super::palette::start_position(side, top_left_dark);
+            start.len() == read.len()
+                && start.iter().all(|&(r, c, class)| {
+                    read.iter().any(|&(square, best, sure)| square == (r, c) && best == class_index(class) && sure >= START_CONFIDENCE)
+                })
+        })
     }
 
     /// Put the model's verdicts (by `head`) on the playing squares of `reading`, in place of the

@@ -625,11 +625,19 @@ impl Watcher {
         // Whether this is a start position is decided by the calibration on the
         // board itself: the palette may misread the session's colours, which is
         // what calibrating is for.
-        match Calibration::from_features(features, loc, &self.palette, &self.source) {
-            Ok(mut cal) => {
-                if let (Some(model), Some(learnt)) = (self.square_model.as_mut(), learnt) {
-                    cal.fine_tune(model, learnt);
-                }
+        // With the learnt square model, the model may tell a start the colours cannot.
+        let found = match (Calibration::from_features(features, loc, &self.palette, &self.source), self.square_model.as_mut(), learnt) {
+            (Ok(mut cal), Some(model), Some(learnt)) => {
+                cal.fine_tune(model, learnt);
+                Ok(cal)
+            }
+            (Err(refused @ VisionError::Calibration(_)), Some(model), Some(learnt)) => {
+                Calibration::from_model_start(features, loc, &self.palette, &self.source, model, learnt, refused)
+            }
+            (found, _, _) => found,
+        };
+        match found {
+            Ok(cal) => {
                 self.palette = cal.palette.clone();
                 self.calibrated_palette = Some(cal.palette.clone());
                 self.frame = Some(cal.frame());

@@ -11,8 +11,8 @@ use boardwatch::games::cops::rules::Positions;
 use boardwatch::games::sokoban::level::Level;
 use boardwatch::synth::table::{
     calibration_picture, cops_picture, dots_picture, grid_picture, parse_sokoban_level, plan_table_session, random_distractor_script,
-    random_table_scene, render_table_frame, sokoban_picture, table_session_truth, FingertipTruth, PlannedTableFrame, TableAction,
-    TableFrameTruth, TableScene, TableScript,
+    random_table_scene, render_table_frame, sokoban_picture, table_session_truth, FingertipTruth, PlannedTableFrame, TableAction, TableFrameTruth,
+    TableScene, TableScript,
 };
 use boardwatch::synth::RgbImage;
 use boardwatch::touch::pattern::CalibrationPattern;
@@ -193,12 +193,13 @@ fn game_pictures(args: &RenderTableArgs, rng: &mut ChaCha8Rng) -> anyhow::Result
             let level = match &args.level {
                 Some(path) => {
                     let text = std::fs::read_to_string(path).with_context(|| format!("reading --level {}", path.display()))?;
-                    let levels = boardwatch::games::sokoban::level::parse_collection(&text)
-                        .map_err(|e| anyhow::anyhow!("--level {}: {e}", path.display()))?;
+                    let levels =
+                        boardwatch::games::sokoban::level::parse_collection(&text).map_err(|e| anyhow::anyhow!("--level {}: {e}", path.display()))?;
                     let count = levels.len();
-                    levels.into_iter().nth(args.level_index).with_context(|| {
-                        format!("--level-index {}: {} has {count} levels", args.level_index, path.display())
-                    })?
+                    levels
+                        .into_iter()
+                        .nth(args.level_index)
+                        .with_context(|| format!("--level-index {}: {} has {count} levels", args.level_index, path.display()))?
                 }
                 None => parse_sokoban_level(DEFAULT_LEVEL)?,
             };
@@ -230,10 +231,10 @@ fn game_pictures(args: &RenderTableArgs, rng: &mut ChaCha8Rng) -> anyhow::Result
             };
             let px = px_for(map.width, map.height);
             let mut positions = map.start;
-            let mut pictures = vec![cops_picture(&map, positions, px)];
+            let mut pictures = vec![cops_picture(&map, positions, &[], px)];
             while pictures.len() < PICTURES {
                 positions = step_cops(&map, positions, rng);
-                pictures.push(cops_picture(&map, positions, px));
+                pictures.push(cops_picture(&map, positions, &[], px));
             }
             Ok((map.width, map.height, pictures))
         }

@@ -37,7 +37,7 @@ use super::hand::{Capsule, HandModel, SKIN_TONES};
 use super::math::{ray_segment_distance, rgb_to_linear, smoothstep, srgb_to_linear, Vec3};
 use super::scene::{CameraParams, Rgb8};
 use super::texture::{cloth, fbm, hash_unit, mix64, value_noise, wood};
-use crate::games::cops::map::Map;
+use crate::games::cops::map::{Map, Square};
 use crate::games::cops::rules::Positions;
 use crate::games::sokoban::level::Level;
 use crate::touch::pattern::CalibrationPattern;
@@ -485,10 +485,13 @@ pub fn parse_sokoban_level(xsb: &str) -> Result<Level, SynthError> {
     levels.into_iter().next().ok_or_else(|| SynthError::BadInput { what: "sokoban level".into(), reason: "no level in the text".into() })
 }
 
-/// A Cops and Robbers map as the page projects it: roads light, buildings dark, the two
-/// policemen as blue discs and the thief as a red one at `positions`.
-pub fn cops_picture(map: &Map, positions: Positions, px_per_cell: u32) -> RgbImage {
+/// A Cops and Robbers map as the page projects it: roads light, buildings dark, the squares
+/// `highlighted` (where the piece to move may go, on the human's turn) framed in yellow, the two
+/// policemen as blue discs and the thief as a red one at `positions` (under a policeman who
+/// caught him, as on the page).
+pub fn cops_picture(map: &Map, positions: Positions, highlighted: &[Square], px_per_cell: u32) -> RgbImage {
     let px = px_per_cell.max(4);
+    let frame = (px as f64 * 0.12).round().max(1.0) as u32;
     let mut image = grid_picture(map.width, map.height, px, &|col, row| {
         if map.road[row * map.width + col] {
             Rgb([225, 228, 230])
@@ -496,7 +499,18 @@ pub fn cops_picture(map: &Map, positions: Positions, px_per_cell: u32) -> RgbIma
             Rgb([120, 85, 60])
         }
     });
-    for (square, color) in [(positions.police1, [20, 60, 235]), (positions.police2, [20, 60, 235]), (positions.thief, [230, 30, 30])] {
+    for &square in highlighted {
+        let (row, col) = map.row_column(square);
+        let (x0, y0) = (col as u32 * px, row as u32 * px);
+        for y in y0..y0 + px {
+            for x in x0..x0 + px {
+                if x - x0 < frame || y - y0 < frame || x0 + px - 1 - x < frame || y0 + px - 1 - y < frame {
+                    image.put_pixel(x, y, Rgb([255, 212, 0]));
+                }
+            }
+        }
+    }
+    for (square, color) in [(positions.thief, [230, 30, 30]), (positions.police1, [20, 60, 235]), (positions.police2, [20, 60, 235])] {
         let (row, col) = map.row_column(square);
         disc(&mut image, px, col, row, 0.72, color);
     }
@@ -964,7 +978,13 @@ fn person_body(scene: &TableScene, camera: &Camera, person: &LeaningPerson) -> B
         Capsule { a: shoulders - across * 17.0, b: shoulders + across * 17.0, radius: 10.0 },
         Capsule { a: shoulders, b: shoulders + out * 30.0 - Vec3::UP * 20.0, radius: 16.0 },
     ];
-    Body { model: HandModel::from_capsules(capsules), albedo: vec![hair, shirt, shirt, shirt], soft: 4.0, pixel_box: [0.0; 4], shadow_boxes: Vec::new() }
+    Body {
+        model: HandModel::from_capsules(capsules),
+        albedo: vec![hair, shirt, shirt, shirt],
+        soft: 4.0,
+        pixel_box: [0.0; 4],
+        shadow_boxes: Vec::new(),
+    }
 }
 
 impl<'a> TableWorld<'a> {
@@ -1367,12 +1387,8 @@ fn frame_truth(world: &TableWorld, hands: &[PointingHand]) -> Result<TableFrameT
     let (w, h) = world.rect;
     let cam = &world.camera;
     let project = |p: Vec3| cam.project(p).ok_or(SynthError::NoView);
-    let corners = [
-        project(Vec3::new(0.0, 0.0, 0.0))?,
-        project(Vec3::new(w, 0.0, 0.0))?,
-        project(Vec3::new(w, h, 0.0))?,
-        project(Vec3::new(0.0, h, 0.0))?,
-    ];
+    let corners =
+        [project(Vec3::new(0.0, 0.0, 0.0))?, project(Vec3::new(w, 0.0, 0.0))?, project(Vec3::new(w, h, 0.0))?, project(Vec3::new(0.0, h, 0.0))?];
     let cell = scene.cell_cm();
     let centre = Vec3::new(w / 2.0, h / 2.0, 0.0);
     let a = project(centre)?;
@@ -1880,6 +1896,23 @@ mod tests {
         let d = random_distractor_script(3, 20.0);
         assert!(d.actions.iter().all(|a| !matches!(a, TableAction::Tap { .. })));
         assert!(serde_json::from_str::<TableScript>(r#"{"actions":[{"action":"tap","cell":[1,2],"dwell_s":0.8}]}"#).is_ok());
+    }
+
+    #[test]
+    fn the_cops_page_frames_the_highlighted_squares_and_a_policeman_covers_a_caught_thief() {
+        let map = Map::parse("0000\n0200\n0340\n").unwrap();
+        let px = 25;
+        let colour = |image: &RgbImage, [row, col]: [usize; 2], [fx, fy]: [f64; 2]| {
+            image.get_pixel(((col as f64 + fx) * px as f64) as u32, ((row as f64 + fy) * px as f64) as u32).0
+        };
+        let image = cops_picture(&map, map.start, &[map.square(0, 1)], px);
+        assert_eq!(colour(&image, [0, 1], [0.06, 0.5]), [255, 212, 0], "the frame of a highlighted square");
+        assert_eq!(colour(&image, [0, 2], [0.06, 0.5]), [225, 228, 230], "a road without a frame");
+        assert_eq!(colour(&image, [0, 1], [0.5, 0.5]), [225, 228, 230], "the middle of a highlighted square stays road");
+        assert_eq!(colour(&image, [2, 1], [0.5, 0.5]), [230, 30, 30], "the thief");
+        let caught = Positions { police1: map.square(2, 1), ..map.start };
+        let image = cops_picture(&map, caught, &[], px);
+        assert_eq!(colour(&image, [2, 1], [0.5, 0.5]), [20, 60, 235], "the policeman on the thief's square");
     }
 
     #[test]

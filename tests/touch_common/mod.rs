@@ -190,7 +190,7 @@ pub fn tap_session_line(seed: u64, scene: &TableScene, r: &SessionResult) -> Str
 }
 
 /// Writes a session's frames to an MJPEG AVI at `path`, as a camera recording of the table; a
-/// frame without hands is rendered once per picture.
+/// frame without hands is rendered once per picture, the others on every core, a batch at a time.
 pub fn write_session_video(scene: &TableScene, pictures: &[RgbImage], frames: &[PlannedTableFrame], fps: f64, path: &std::path::Path) {
     use opencv::videoio::VideoWriter;
     let fourcc = VideoWriter::fourcc('M', 'J', 'P', 'G').unwrap();
@@ -198,20 +198,36 @@ pub fn write_session_video(scene: &TableScene, pictures: &[RgbImage], frames: &[
     let mut writer = VideoWriter::new(path.to_str().unwrap(), fourcc, fps, size, true).unwrap();
     assert!(writer.is_opened().unwrap(), "cannot write {}", path.display());
     let mut still: std::collections::HashMap<usize, opencv::core::Mat> = std::collections::HashMap::new();
-    for (index, frame) in frames.iter().enumerate() {
-        let mat = if frame.hands.is_empty() && frame.extras.is_empty() {
-            still
-                .entry(frame.picture_index)
-                .or_insert_with(|| {
-                    let (image, _) = render_table_frame(scene, &pictures[frame.picture_index], &[], &[], 7).unwrap();
-                    rgb_image_to_mat(&image).unwrap()
-                })
-                .clone()
-        } else {
-            let (image, _) = render_table_frame(scene, &pictures[frame.picture_index], &frame.hands, &frame.extras, index as u64).unwrap();
-            rgb_image_to_mat(&image).unwrap()
-        };
-        writer.write(&mat).unwrap();
+    let render = |index: usize| {
+        let frame = &frames[index];
+        let (image, _) = render_table_frame(scene, &pictures[frame.picture_index], &frame.hands, &frame.extras, index as u64).unwrap();
+        image
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let indices: Vec<usize> = (0..frames.len()).collect();
+    for batch in indices.chunks(4 * threads) {
+        let moving: Vec<usize> = batch.iter().copied().filter(|&i| !(frames[i].hands.is_empty() && frames[i].extras.is_empty())).collect();
+        let mut rendered: std::collections::HashMap<usize, RgbImage> = std::thread::scope(|s| {
+            let workers: Vec<_> = moving
+                .chunks(moving.len().div_ceil(threads).max(1))
+                .map(|part| s.spawn(|| part.iter().map(|&i| (i, render(i))).collect::<Vec<_>>()))
+                .collect();
+            workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
+        });
+        for &index in batch {
+            let frame = &frames[index];
+            let mat = match rendered.remove(&index) {
+                Some(image) => rgb_image_to_mat(&image).unwrap(),
+                None => still
+                    .entry(frame.picture_index)
+                    .or_insert_with(|| {
+                        let (image, _) = render_table_frame(scene, &pictures[frame.picture_index], &[], &[], 7).unwrap();
+                        rgb_image_to_mat(&image).unwrap()
+                    })
+                    .clone(),
+            };
+            writer.write(&mat).unwrap();
+        }
     }
     writer.release().unwrap();
 }

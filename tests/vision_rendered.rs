@@ -18,7 +18,8 @@
 //! The quick test runs two scenes per family at every `cargo test`; the ignored one renders
 //! thousands of frames (`make corpus`, or `cargo test --release --test vision_rendered -- --ignored --nocapture`;
 //! `BOARDWATCH_RENDERED_SCENES` sets the number of scenes, `BOARDWATCH_RENDERED_PALETTE=four-colour|wooden|unseen`
-//! runs one family only, `BOARDWATCH_RENDERED_FIRST` sets the first scene).
+//! runs one family only, `BOARDWATCH_RENDERED_FIRST` sets the first scene, `BOARDWATCH_RENDERED_FRAMES`
+//! the frames read after each start, 12 by default: 0 scores only whether the sessions calibrate).
 
 mod common;
 
@@ -364,12 +365,13 @@ fn rendered_sessions_read_right_thousands() {
     let scenes: u64 = std::env::var("BOARDWATCH_RENDERED_SCENES").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
     let first: Option<u64> = std::env::var("BOARDWATCH_RENDERED_FIRST").ok().and_then(|s| s.parse().ok());
     let only = std::env::var("BOARDWATCH_RENDERED_PALETTE").ok();
+    let frames: usize = std::env::var("BOARDWATCH_RENDERED_FRAMES").ok().and_then(|s| s.parse().ok()).unwrap_or(12);
     let tallies: Vec<(Family, Tally)> = Family::ALL
         .into_iter()
         .filter(|f| only.as_deref().map_or(true, |o| o == f.name() || (o == "seed" && *f == Family::FourColour)))
         .map(|f| {
             let from = first.unwrap_or(f.first_scored_scene());
-            (f, run_scenes(f, from..from + scenes, 12, squares_from_env()))
+            (f, run_scenes(f, from..from + scenes, frames, squares_from_env()))
         })
         .collect();
     for (family, tally) in &tallies {

@@ -74,6 +74,13 @@ def augment(area, gen):
     strength = torch.empty(b, 1, 1).uniform_(0, 0.25, generator=gen)
     ramp = 1 + strength * (torch.cos(angle) * xx + torch.sin(angle) * yy)
     x = x * ramp.unsqueeze(1)
+    # A lamp's hot spot: a round patch of the board up to 80% brighter, light men in it
+    # washed out (the light men under a lamp that the first model read as hands).
+    spot = (torch.rand(b, 1, 1, generator=gen) < 0.3).float()
+    cx, cy = (torch.empty(b, 1, 1).uniform_(-1, 1, generator=gen) for _ in range(2))
+    radius = torch.empty(b, 1, 1).uniform_(0.15, 0.5, generator=gen)
+    gain_spot = torch.empty(b, 1, 1).uniform_(0.2, 0.8, generator=gen)
+    x = x * (1 + spot * gain_spot * torch.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * radius ** 2))).unsqueeze(1)
     noise = torch.empty(b, 1, 1, 1).uniform_(0, 8, generator=gen)
     x = x + noise * torch.randn(x.shape, generator=gen)
     blur = torch.rand(b, generator=gen) < 0.3
@@ -98,14 +105,26 @@ def turn(patches, gen):
 
 
 class SquareNet(nn.Module):
-    def __init__(self, embedding=64):
+    """Four 3x3 convolutions to a 64-value embedding, then the linear head.
+
+    `pooled` (the first model, 2026-11-28): each convolution at full resolution, then a 2x2
+    max-pool. `strided` (2026-11-29): the first three convolutions step by two instead of
+    pooling; 2.5 times faster through OpenCV's dnn on one core (1.7 against 4.3 ms for 32
+    squares), which is what the 5 ms a frame asks for.
+    """
+
+    def __init__(self, arch="strided", embedding=64):
         super().__init__()
-        def block(a, b, pool=True):
-            layers = [nn.Conv2d(a, b, 3, padding=1, bias=False), nn.BatchNorm2d(b), nn.ReLU()]
+        def block(a, b, pool=False, stride=1):
+            layers = [nn.Conv2d(a, b, 3, padding=1, stride=stride, bias=False), nn.BatchNorm2d(b), nn.ReLU()]
             return layers + ([nn.MaxPool2d(2)] if pool else [])
-        self.features = nn.Sequential(
-            *block(3, 12), *block(12, 24), *block(24, 48), *block(48, embedding, pool=False),
-            nn.AdaptiveAvgPool2d(1), nn.Flatten())
+        if arch == "pooled":
+            layers = [*block(3, 12, pool=True), *block(12, 24, pool=True), *block(24, 48, pool=True), *block(48, embedding)]
+        elif arch == "strided":
+            layers = [*block(3, 16, stride=2), *block(16, 32, stride=2), *block(32, 48, stride=2), *block(48, embedding)]
+        else:
+            sys.exit(f"unknown --arch {arch!r} (pooled or strided)")
+        self.features = nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten())
         self.head = nn.Linear(embedding, len(CLASSES))
 
     def forward(self, x):
@@ -151,6 +170,7 @@ def main():
     ap.add_argument("--batch-boards", type=int, default=24)
     ap.add_argument("--seed", type=int, default=20261128)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--arch", default="strided", help="network shape: strided (default) or pooled (the first model)")
     ap.add_argument("--out", default="models")
     ap.add_argument("--untrained", action="store_true", help="write the untrained network (to bootstrap a build)")
     args = ap.parse_args()
@@ -162,8 +182,8 @@ def main():
     gen = torch.Generator().manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
 
-    net = SquareNet()
-    log = {"seed": args.seed, "epochs": args.epochs, "train": [], "photos": [], "eval": {}}
+    net = SquareNet(args.arch)
+    log = {"seed": args.seed, "arch": args.arch, "epochs": args.epochs, "train": [], "photos": [], "eval": {}}
     if not args.untrained:
         parts = [load(f) for f in args.train]
         areas = np.concatenate([p[0] for p in parts])

@@ -229,6 +229,9 @@ impl Default for ForegroundSettings {
 pub struct Foreground {
     settings: ForegroundSettings,
     background: Option<Mat>,
+    /// The background without what it learnt from regions reaching in: what the table looked
+    /// like before an arm came, to go back to where it has left.
+    clean: Option<Mat>,
     /// The last frame's foreground.
     previous: Option<GrayImage>,
     size: Size,
@@ -236,13 +239,14 @@ pub struct Foreground {
 
 impl Foreground {
     pub fn new(settings: ForegroundSettings) -> Foreground {
-        Foreground { settings, background: None, previous: None, size: Size::new(0, 0) }
+        Foreground { settings, background: None, clean: None, previous: None, size: Size::new(0, 0) }
     }
 
     /// Forgets the background (the projected picture changed as a whole: a new game, the
     /// pattern shown).
     pub fn reset(&mut self) {
         self.background = None;
+        self.clean = None;
     }
 
     /// The frame at working size, as 32-bit float BGR.
@@ -271,17 +275,7 @@ impl Foreground {
 
     /// The foreground against the background: regions of weak change holding strong change.
     fn mask(&self, float: &Mat) -> Result<GrayImage, VisionError> {
-        let mut diff = Mat::default();
-        let background = self.background.as_ref().expect("a background");
-        core::absdiff(float, background, &mut diff)?;
-        let mut channels = Vector::<Mat>::new();
-        core::split(&diff, &mut channels)?;
-        let mut largest = channels.get(0)?;
-        for c in 1..channels.len() {
-            let mut m = Mat::default();
-            core::max(&largest, &channels.get(c)?, &mut m)?;
-            largest = m;
-        }
+        let largest = largest_difference(float, self.background.as_ref().expect("a background"))?;
         let strong = threshold_u8(&largest, self.settings.threshold)?;
         let weak = threshold_u8(&largest, self.settings.weak_threshold.min(self.settings.threshold))?;
         // Specks out, small holes (a knuckle's highlight) filled.
@@ -322,12 +316,14 @@ impl Foreground {
     pub fn update(&mut self, frame: &Mat, picture: Option<[[f64; 2]; 4]>) -> Result<(GrayImage, Vec<Reach>), VisionError> {
         let float = self.work(frame)?;
         if self.background.as_ref().is_none_or(|b| b.size().ok() != Some(float.size().unwrap_or_default())) {
+            self.clean = Some(float.clone());
             self.background = Some(float);
             let (w, h) = (self.size.width as u32, self.size.height as u32);
             return Ok((GrayImage::new(w, h), Vec::new()));
         }
         let scale = self.size.width as f64 / frame.cols() as f64;
         let quad = picture.map(|q| q.map(|[x, y]| [x * scale, y * scale]));
+        self.restore_uncovered(&float)?;
         let mut gray = self.mask(&float)?;
         // The page changed as a whole (a new state, the pattern gone): what is new inside the
         // picture is taken into the background at once, except where a hand already was.
@@ -348,8 +344,8 @@ impl Foreground {
                     }
                 }
                 let take = Mat::new_rows_cols_with_data(h as i32, w as i32, take.as_raw())?.try_clone()?;
-                if let Some(background) = self.background.as_mut() {
-                    float.copy_to_masked(background, &take)?;
+                for model in [self.background.as_mut(), self.clean.as_mut()].into_iter().flatten() {
+                    float.copy_to_masked(model, &take)?;
                 }
                 gray = self.mask(&float)?;
             }
@@ -390,8 +386,38 @@ impl Foreground {
         imgproc::accumulate_weighted(&float, background, self.settings.absorb_rate, &absorb)?;
         imgproc::accumulate_weighted(&float, background, self.settings.learn_rate, &still)?;
         imgproc::accumulate_weighted(&float, background, self.settings.reaching_rate, &reaching_mat)?;
+        if let Some(clean) = self.clean.as_mut() {
+            imgproc::accumulate_weighted(&float, clean, self.settings.absorb_rate, &absorb)?;
+            imgproc::accumulate_weighted(&float, clean, self.settings.learn_rate, &still)?;
+        }
         Ok((gray, found))
     }
+
+    /// Where the frame is nearer the clean background than the background (an arm has left
+    /// the pixel), the background goes back to the clean one: else the faint trace the arm left
+    /// there joins a change of the page beside it into a region reaching in (a ghost arm).
+    fn restore_uncovered(&mut self, float: &Mat) -> Result<(), VisionError> {
+        let (Some(background), Some(clean)) = (self.background.as_mut(), self.clean.as_ref()) else { return Ok(()) };
+        let mut nearer_clean = Mat::default();
+        core::compare(&largest_difference(float, clean)?, &largest_difference(float, background)?, &mut nearer_clean, core::CMP_LT)?;
+        clean.copy_to_masked(background, &nearer_clean)?;
+        Ok(())
+    }
+}
+
+/// Per pixel, the largest difference of the channels of two images of the same size and type.
+fn largest_difference(a: &Mat, b: &Mat) -> Result<Mat, VisionError> {
+    let mut diff = Mat::default();
+    core::absdiff(a, b, &mut diff)?;
+    let mut channels = Vector::<Mat>::new();
+    core::split(&diff, &mut channels)?;
+    let mut largest = channels.get(0)?;
+    for c in 1..channels.len() {
+        let mut m = Mat::default();
+        core::max(&largest, &channels.get(c)?, &mut m)?;
+        largest = m;
+    }
+    Ok(largest)
 }
 
 /// Whether a point is inside a convex quadrilateral (either winding).
@@ -542,4 +568,55 @@ pub fn outline_holds(frame: &Mat, map: &GridMap) -> Result<Option<bool>, VisionE
         }
     }
     Ok((measured >= 2).then_some(holding * 2 >= measured))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use opencv::core::{Rect, Scalar};
+
+    /// A dark table with a light projected picture, a red arm reaching in from the bottom to
+    /// (160, 100) when `arm`, and a square of the picture just above the fingertip turned dark
+    /// when `changed` (a piece leaving the square above the tapped one).
+    fn table_frame(arm: bool, changed: bool) -> Mat {
+        let mut frame = Mat::new_rows_cols_with_default(240, 320, core::CV_8UC3, Scalar::all(100.0)).unwrap();
+        let fill =
+            |frame: &mut Mat, rect: Rect, colour: Scalar| imgproc::rectangle(frame, rect, colour, imgproc::FILLED, imgproc::LINE_8, 0).unwrap();
+        fill(&mut frame, Rect::new(40, 20, 240, 200), Scalar::all(210.0));
+        if changed {
+            fill(&mut frame, Rect::new(152, 84, 16, 14), Scalar::new(200.0, 60.0, 60.0, 0.0));
+        }
+        if arm {
+            fill(&mut frame, Rect::new(148, 130, 24, 110), Scalar::new(40.0, 40.0, 220.0, 0.0));
+            fill(&mut frame, Rect::new(156, 100, 8, 30), Scalar::new(90.0, 110.0, 230.0, 0.0));
+        }
+        frame
+    }
+
+    #[test]
+    fn a_page_change_where_a_dwelling_arm_was_is_not_taken_for_an_arm() {
+        let picture = Some([[40.0, 20.0], [280.0, 20.0], [280.0, 220.0], [40.0, 220.0]]);
+        let mut foreground = Foreground::new(ForegroundSettings::default());
+        for _ in 0..5 {
+            foreground.update(&table_frame(false, false), picture).unwrap();
+        }
+        // The arm dwells for 1.7 s at 12 frames a second: an arm reaching in all along.
+        for k in 0..20 {
+            let (_, found) = foreground.update(&table_frame(true, false), picture).unwrap();
+            assert_eq!(found.len(), 1, "frame {k} of the dwell: {found:?}");
+        }
+        // It leaves; two frames on, the square above where its fingertip was changes.
+        for _ in 0..2 {
+            let (mask, found) = foreground.update(&table_frame(false, false), picture).unwrap();
+            assert!(found.is_empty(), "the arm has left: {found:?}");
+            assert_eq!(mask.pixels().filter(|p| p[0] != 0).count(), 0);
+        }
+        for k in 0..6 {
+            let (mask, found) = foreground.update(&table_frame(false, true), picture).unwrap();
+            if k == 0 {
+                assert!(mask.get_pixel(160, 90)[0] != 0, "the page's change is seen");
+            }
+            assert!(found.is_empty(), "frame {k} after the page changed: nothing reaches in, yet {found:?}");
+        }
+    }
 }

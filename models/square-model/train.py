@@ -62,7 +62,7 @@ def cut(area):
     return p.permute(0, 2, 3, 1, 4, 5)
 
 
-def augment(area, gen):
+def augment(area, gen, hot_spot=False):
     """Board-level photometric changes the renderer and the photos may not cover (area 0..255)."""
     b = area.shape[0]
     gain = torch.empty(b, 3, 1, 1).uniform_(0.75, 1.25, generator=gen)
@@ -74,13 +74,14 @@ def augment(area, gen):
     strength = torch.empty(b, 1, 1).uniform_(0, 0.25, generator=gen)
     ramp = 1 + strength * (torch.cos(angle) * xx + torch.sin(angle) * yy)
     x = x * ramp.unsqueeze(1)
-    # A lamp's hot spot: a round patch of the board up to 80% brighter, light men in it
-    # washed out (the light men under a lamp that the first model read as hands).
-    spot = (torch.rand(b, 1, 1, generator=gen) < 0.3).float()
-    cx, cy = (torch.empty(b, 1, 1).uniform_(-1, 1, generator=gen) for _ in range(2))
-    radius = torch.empty(b, 1, 1).uniform_(0.15, 0.5, generator=gen)
-    gain_spot = torch.empty(b, 1, 1).uniform_(0.2, 0.8, generator=gen)
-    x = x * (1 + spot * gain_spot * torch.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * radius ** 2))).unsqueeze(1)
+    if hot_spot:
+        # A lamp's hot spot: a round patch of the board up to 80% brighter, light men in it
+        # washed out (the light men under a lamp that the first model read as hands).
+        spot = (torch.rand(b, 1, 1, generator=gen) < 0.3).float()
+        cx, cy = (torch.empty(b, 1, 1).uniform_(-1, 1, generator=gen) for _ in range(2))
+        radius = torch.empty(b, 1, 1).uniform_(0.15, 0.5, generator=gen)
+        gain_spot = torch.empty(b, 1, 1).uniform_(0.2, 0.8, generator=gen)
+        x = x * (1 + spot * gain_spot * torch.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * radius ** 2))).unsqueeze(1)
     noise = torch.empty(b, 1, 1, 1).uniform_(0, 8, generator=gen)
     x = x + noise * torch.randn(x.shape, generator=gen)
     blur = torch.rand(b, generator=gen) < 0.3
@@ -107,13 +108,14 @@ def turn(patches, gen):
 class SquareNet(nn.Module):
     """Four 3x3 convolutions to a 64-value embedding, then the linear head.
 
-    `pooled` (the first model, 2026-11-28): each convolution at full resolution, then a 2x2
-    max-pool. `strided` (2026-11-29): the first three convolutions step by two instead of
-    pooling; 2.5 times faster through OpenCV's dnn on one core (1.7 against 4.3 ms for 32
-    squares), which is what the 5 ms a frame asks for.
+    `pooled` (the model shipped, 2026-11-28): each convolution at full resolution, then a 2x2
+    max-pool. `strided` (tried 2026-11-29, with --hot-spot): the first three convolutions step
+    by two instead of pooling; 2.5 times faster through OpenCV's dnn on one core (1.7 against
+    4.3 ms for 32 squares), but it read more dark wooden men on dark squares as empty
+    (BENCHMARKS.md, "Learnt square model: second training"), so it is not the default.
     """
 
-    def __init__(self, arch="strided", embedding=64):
+    def __init__(self, arch="pooled", embedding=64):
         super().__init__()
         def block(a, b, pool=False, stride=1):
             layers = [nn.Conv2d(a, b, 3, padding=1, stride=stride, bias=False), nn.BatchNorm2d(b), nn.ReLU()]
@@ -170,7 +172,8 @@ def main():
     ap.add_argument("--batch-boards", type=int, default=24)
     ap.add_argument("--seed", type=int, default=20261128)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--arch", default="strided", help="network shape: strided (default) or pooled (the first model)")
+    ap.add_argument("--arch", default="pooled", help="network shape: pooled (default, the model shipped) or strided (faster, tried)")
+    ap.add_argument("--hot-spot", action="store_true", help="add a lamp's hot spot to the photometric changes")
     ap.add_argument("--out", default="models")
     ap.add_argument("--untrained", action="store_true", help="write the untrained network (to bootstrap a build)")
     args = ap.parse_args()
@@ -183,7 +186,7 @@ def main():
     rng = np.random.default_rng(args.seed)
 
     net = SquareNet(args.arch)
-    log = {"seed": args.seed, "arch": args.arch, "epochs": args.epochs, "train": [], "photos": [], "eval": {}}
+    log = {"seed": args.seed, "arch": args.arch, "hot_spot": args.hot_spot, "epochs": args.epochs, "train": [], "photos": [], "eval": {}}
     if not args.untrained:
         parts = [load(f) for f in args.train]
         areas = np.concatenate([p[0] for p in parts])
@@ -211,7 +214,7 @@ def main():
             for step, (area, lab) in enumerate(batches(areas, labels, order, args.batch_boards)):
                 if step % 100 == 0 and step:
                     print(f"  epoch {epoch + 1}, batch {step}: loss {loss_sum / seen:.4f}, {time.time() - started:.0f} s", flush=True)
-                x, y = squares(augment(area, gen), lab)
+                x, y = squares(augment(area, gen, args.hot_spot), lab)
                 x = turn(x, gen)
                 out = net(x)
                 loss = F.cross_entropy(out, y, weight=weights)

@@ -10,7 +10,7 @@ mod play_common;
 mod touch_common;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use boardwatch::games::sokoban::game::Game;
 use boardwatch::games::sokoban::level::{parse_collection, Level};
@@ -20,8 +20,8 @@ use boardwatch::synth::table::{
     calibration_picture, plan_table_session, random_table_scene, sokoban_picture, table_session_truth, TableAction, TableScript,
 };
 use boardwatch::touch::pattern::CalibrationPattern;
-use chrome_common::{chromium, eval, launch, wait_for};
-use play_common::{get, start_play};
+use chrome_common::{calibrate_projector_camera, chromium, eval, launch, wait_for};
+use play_common::{get, start_play, wait_until_camera_ended};
 
 const FPS: f64 = 10.0;
 /// How long the recording shows the pattern first: time for the browser to start and ask.
@@ -99,23 +99,10 @@ fn a_sokoban_level_is_solved_by_taps_the_camera_sees() {
     let (browser, tab) = launch(browser_binary);
     tab.navigate_to(&server.url("/sokoban?projector=1")).unwrap().wait_until_navigated().unwrap();
     wait_for(&tab, "the level", "typeof game !== 'undefined' && game && game.number", |v| v == 1);
-    wait_for(&tab, "the camera on", "Projector.touchState() && Projector.touchState().camera", |v| v["on"] == true);
-    chrome_common::run(&tab, "Projector.calibrateCamera()");
-    let calibration = wait_for(&tab, "the calibration's answer", "Projector.touchState().lastCalibration", |v| !v.is_null());
-    assert_eq!(calibration["ok"], true, "calibration: {calibration}");
+    let calibration = calibrate_projector_camera(&tab);
     eprintln!("calibrated: {calibration}");
 
-    let deadline = Instant::now() + Duration::from_secs(frames.len() as u64 / FPS as u64 + 60);
-    loop {
-        let (_, state) = get(&server, "/touch/table");
-        if state["camera"]["on"] == false && state["camera"]["message"].as_str().unwrap_or("").contains("ended") {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the recording never ended: {state}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    // The last tap's move has reached the page.
-    std::thread::sleep(Duration::from_millis(500));
+    wait_until_camera_ended(&server, Duration::from_secs(frames.len() as u64 / FPS as u64 + 60));
     let taps = eval(&tab, "Projector.touchState().taps.map(t => t.cell)");
     let intended: Vec<[usize; 2]> = truth.taps.iter().map(|t| t.cell).collect();
     assert_eq!(taps, serde_json::json!(intended), "the taps the page received");

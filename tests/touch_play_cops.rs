@@ -22,9 +22,9 @@ use boardwatch::synth::table::{
     calibration_picture, cops_picture, plan_table_session, random_table_scene, table_session_truth, Side, TableAction, TableScript,
 };
 use boardwatch::touch::pattern::CalibrationPattern;
-use chrome_common::{chromium, eval, launch, wait_for};
+use chrome_common::{calibrate_projector_camera, chromium, eval, launch, wait_for};
 use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
-use play_common::{get, post, start_play};
+use play_common::{post, start_play, wait_until_camera_ended};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
@@ -173,23 +173,10 @@ fn a_cops_and_robbers_game_is_played_by_taps_the_camera_sees() {
     first.sort();
     let highlighted = eval(&tab, "Array.from(document.querySelectorAll('#grid .cell.legal')).map(c => [+c.dataset.r, +c.dataset.c])");
     assert_eq!(highlighted, json!(first), "the squares highlighted at the start");
-    wait_for(&tab, "the camera on", "Projector.touchState() && Projector.touchState().camera", |v| v["on"] == true);
-    chrome_common::run(&tab, "Projector.calibrateCamera()");
-    let calibration = wait_for(&tab, "the calibration's answer", "Projector.touchState().lastCalibration", |v| !v.is_null());
-    assert_eq!(calibration["ok"], true, "calibration: {calibration}");
+    let calibration = calibrate_projector_camera(&tab);
     eprintln!("calibrated {:.1} s into the recording: {calibration}", playing.elapsed().as_secs_f64());
 
-    let deadline = Instant::now() + Duration::from_secs(frames.len() as u64 / FPS as u64 + 60);
-    loop {
-        let (_, state) = get(&server, "/touch/table");
-        if state["camera"]["on"] == false && state["camera"]["message"].as_str().unwrap_or("").contains("ended") {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the recording never ended: {state}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    // The last tap's move has reached the page.
-    std::thread::sleep(Duration::from_millis(500));
+    wait_until_camera_ended(&server, Duration::from_secs(frames.len() as u64 / FPS as u64 + 60));
     let taps = eval(&tab, "Projector.touchState().taps");
     let intended: Vec<[usize; 2]> = truth.taps.iter().map(|t| t.cell).collect();
     let dwells: Vec<String> = truth.taps.iter().map(|t| format!("{:?} {:.1}-{:.1} s", t.cell, t.dwell_start_s, t.dwell_end_s)).collect();

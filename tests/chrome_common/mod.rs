@@ -58,6 +58,17 @@ pub fn wait_for(tab: &Tab, what: &str, expression: &str, check: impl Fn(&Value) 
     }
 }
 
+/// A page in projector mode whose screen has a camera: waits for the camera, asks the page to
+/// calibrate it from the projected pattern (as its button does), and returns the calibration's
+/// answer once it is a success.
+pub fn calibrate_projector_camera(tab: &Tab) -> Value {
+    wait_for(tab, "the camera on", "Projector.touchState() && Projector.touchState().camera", |v| v["on"] == true);
+    run(tab, "Projector.calibrateCamera()");
+    let calibration = wait_for(tab, "the calibration's answer", "Projector.touchState().lastCalibration", |v| !v.is_null());
+    assert_eq!(calibration["ok"], true, "calibration: {calibration}");
+    calibration
+}
+
 /// One mouse event at (x, y): `button` is the one pressed or released, `buttons` those held
 /// (1 left, 2 right).
 pub fn mouse_event(tab: &Tab, kind: DispatchMouseEventTypeOption, (x, y): (f64, f64), button: MouseButton, buttons: u32) {

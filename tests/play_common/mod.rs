@@ -49,6 +49,21 @@ pub fn wait_until_solved(server: &Daemon, id: &str) -> Value {
     }
 }
 
+/// Waits until the screen's camera, a recording, has ended (at most `within`), and then a
+/// moment more, for the last tap's move to reach the page.
+pub fn wait_until_camera_ended(server: &Daemon, within: std::time::Duration) {
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        let (_, state) = get(server, "/touch/table");
+        if state["camera"]["on"] == false && state["camera"]["message"].as_str().unwrap_or("").contains("ended") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the recording never ended: {state}");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+}
+
 /// `[row, column]` from JSON.
 pub fn square(value: &Value) -> [usize; 2] {
     [value[0].as_u64().unwrap() as usize, value[1].as_u64().unwrap() as usize]

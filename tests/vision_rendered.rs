@@ -25,7 +25,7 @@ mod common;
 
 use boardwatch::draughts::bitboard::square;
 use boardwatch::draughts::{Position, Variant};
-use boardwatch::synth::{random_scene, render_frame, session, unseen_board_scene, Palette, RgbImage, Scene};
+use boardwatch::synth::{random_scene, render_frame, session, unseen_board_scene, FrameTruth, Palette, RgbImage, Scene};
 use boardwatch::vision::source::rgb_image_to_mat;
 use boardwatch::vision::*;
 use opencv::core::Mat;
@@ -78,6 +78,13 @@ impl Family {
 
 fn to_mat(image: &RgbImage) -> Mat {
     rgb_image_to_mat(image).unwrap()
+}
+
+/// A scene's start position as a session's calibration sees it: the picture and its truth.
+fn rendered_start(scene: &Scene, scene_seed: u64) -> (Mat, FrameTruth) {
+    let start = Position::start(&Variant::English.rules()).to_grid();
+    let (image, truth) = render_frame(scene, &start, None, session::start_noise(scene_seed)).unwrap();
+    (to_mat(&image), truth)
 }
 
 /// What a reading of these true rows should say: kings read as men when the palette does not
@@ -199,10 +206,9 @@ fn run_scene(family: Family, scene_seed: u64, frames: usize, squares: SquareRead
     let scene = family.scene(scene_seed);
     let base = ColourModel::named(family.palette()).unwrap();
     let kings_distinct = base.distinct_kings();
-    let start = Position::start(&Variant::English.rules()).to_grid();
-    let (image, _) = render_frame(&scene, &start, None, session::start_noise(scene_seed)).unwrap();
+    let (image, _) = rendered_start(&scene, scene_seed);
     let mut model = (squares == SquareReader::Learnt).then(|| SquareModel::builtin().unwrap());
-    let calibration = match Calibration::from_image_with(&to_mat(&image), &base, None, "rendered start", model.as_mut()) {
+    let calibration = match Calibration::from_image_with(&image, &base, None, "rendered start", model.as_mut()) {
         Ok((cal, _)) => Some(cal),
         Err(e) => {
             tally.failures.push(format!("{} scene {scene_seed}: not calibrated: {e}", family.name()));
@@ -443,12 +449,11 @@ fn calibration_refuses_a_game_in_progress() {
 fn a_start_the_colours_cannot_tell_is_told_by_the_learnt_square_model() {
     let scene = random_scene(34, Palette::Wooden);
     let base = ColourModel::named("wooden").unwrap();
-    let start = Position::start(&Variant::English.rules()).to_grid();
-    let (image, _) = render_frame(&scene, &start, None, session::start_noise(34)).unwrap();
-    let refused = Calibration::from_image(&to_mat(&image), &base, None, "wooden start").expect_err("the colours alone refuse this start");
+    let (image, _) = rendered_start(&scene, 34);
+    let refused = Calibration::from_image(&image, &base, None, "wooden start").expect_err("the colours alone refuse this start");
     assert!(refused.to_string().contains("not a start position"), "{refused}");
     let mut model = SquareModel::builtin().unwrap();
-    let (cal, _) = Calibration::from_image_with(&to_mat(&image), &base, None, "wooden start", Some(&mut model)).unwrap_or_else(|e| panic!("{e}"));
+    let (cal, _) = Calibration::from_image_with(&image, &base, None, "wooden start", Some(&mut model)).unwrap_or_else(|e| panic!("{e}"));
     assert!(cal.square_head.is_some(), "the model's head is fine-tuned on the start");
     for (k, (grid, noise)) in session::frames(34).take(4).enumerate() {
         let (image, truth) = render_frame(&scene, &grid, None, noise).unwrap();
@@ -457,17 +462,16 @@ fn a_start_the_colours_cannot_tell_is_told_by_the_learnt_square_model() {
         assert_eq!(differences(&view.rows(), &as_read(&truth.grid, false)), Vec::<String>::new(), "frame {k}");
     }
     // Tuning scene 100: the model as trained reads one dark man of the start empty, which it may.
-    let scene_100 = random_scene(100, Palette::Wooden);
-    let (image_100, _) = render_frame(&scene_100, &start, None, session::start_noise(100)).unwrap();
-    assert!(Calibration::from_image(&to_mat(&image_100), &base, None, "wooden start").is_err(), "the colours alone refuse scene 100");
-    let (cal_100, _) = Calibration::from_image_with(&to_mat(&image_100), &base, None, "wooden start", Some(&mut model)).unwrap_or_else(|e| panic!("{e}"));
+    let (image_100, _) = rendered_start(&random_scene(100, Palette::Wooden), 100);
+    assert!(Calibration::from_image(&image_100, &base, None, "wooden start").is_err(), "the colours alone refuse scene 100");
+    let (cal_100, _) = Calibration::from_image_with(&image_100, &base, None, "wooden start", Some(&mut model)).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(cal_100.white_home, Side::Bottom, "white's men stand at the bottom of scene 100's picture");
     // A watcher (replay, the daemon) calibrating by itself on the same still start does likewise
     // with the model, and not without it.
     for (squares, calibrates) in [(SquareReader::Colours, false), (SquareReader::Learnt, true)] {
         let mut watcher = Watcher::new(base.clone(), WatchConfig { squares, ..WatchConfig::default() }).unwrap();
         for i in 0..12 {
-            watcher.process(&to_mat(&image), i as f64 / 15.0).unwrap();
+            watcher.process(&image, i as f64 / 15.0).unwrap();
         }
         assert_eq!(watcher.is_calibrated(), calibrates, "{squares:?}");
     }
@@ -480,10 +484,9 @@ fn a_start_the_colours_cannot_tell_is_told_by_the_learnt_square_model() {
 fn a_start_whose_men_are_equally_light_calibrates_by_their_colour() {
     let scene = random_scene(85, Palette::FourColour);
     let base = ColourModel::named("four-colour").unwrap();
-    let start = Position::start(&Variant::English.rules()).to_grid();
-    let (image, truth) = render_frame(&scene, &start, None, session::start_noise(85)).unwrap();
-    let (cal, _) = Calibration::from_image(&to_mat(&image), &base, None, "bright start").unwrap_or_else(|e| panic!("{e}"));
-    let d = detect_calibrated(&to_mat(&image), &cal).unwrap();
+    let (image, truth) = rendered_start(&scene, 85);
+    let (cal, _) = Calibration::from_image(&image, &base, None, "bright start").unwrap_or_else(|e| panic!("{e}"));
+    let d = detect_calibrated(&image, &cal).unwrap();
     let view = to_board_coordinates(&d.reading, &cal.frame(), true, 0.0);
     assert_eq!(differences(&view.rows(), &as_read(&truth.grid, true)), Vec::<String>::new());
 }
@@ -528,12 +531,11 @@ fn the_lens_is_found_with_the_board_and_the_corners_stay_within_a_tenth() {
 #[test]
 fn a_board_whose_men_outshine_its_squares_is_found() {
     let scene = unseen_board_scene(13011);
-    let start = Position::start(&Variant::English.rules()).to_grid();
-    let (image, truth) = render_frame(&scene, &start, None, session::start_noise(13011)).unwrap();
-    let location = locate_board(&to_mat(&image), None).unwrap_or_else(|e| panic!("{e}"));
+    let (image, truth) = rendered_start(&scene, 13011);
+    let location = locate_board(&image, None).unwrap_or_else(|e| panic!("{e}"));
     let error = corner_error(&location.corners, &truth.corners);
     assert!(error <= 0.1, "corners off by {error:.3} square");
-    Calibration::from_image(&to_mat(&image), &ColourModel::wooden().unwrap(), None, "start").unwrap_or_else(|e| panic!("{e}"));
+    Calibration::from_image(&image, &ColourModel::wooden().unwrap(), None, "start").unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// A small board crowded with men (unseen scene 13064, frame 6 of the rendered check): the rims

@@ -613,19 +613,7 @@ impl ColourModel {
                 agree * 100.0
             )));
         }
-        // Twice: first from every square, then without the squares that model
-        // could not explain (a glare spot, a piece knocked off its square), so
-        // that one odd square does not drag a class's colours.
-        let first = self.learn_start(bf, &labels, &[])?;
-        let odd = first.contradictions(bf, &labels);
-        let (m, still_odd) = if odd.is_empty() {
-            (first, odd)
-        } else {
-            let skip: Vec<(usize, usize)> = odd.iter().map(|o| (o.0, o.1)).collect();
-            let second = self.learn_start(bf, &labels, &skip)?;
-            let left = second.contradictions(bf, &labels);
-            (second, left)
-        };
+        let (m, still_odd) = self.learn_start_twice(bf, &labels)?;
         if still_odd.len() > CALIB_MAX_ODD {
             let list: Vec<String> = still_odd.iter().map(|(r, c, letter, p)| format!("({r},{c}) reads {letter} {p:.2}")).collect();
             return Err(VisionError::Calibration(format!("not a start position: {} (image grid) against the start", list.join(", "))));
@@ -638,14 +626,23 @@ impl ColourModel {
     /// squares the first fit cannot explain, but without asking the colours to read the start
     /// back: this set's colours may not tell its men from its squares, which the model can.
     pub fn calibrate_as(&self, bf: &BoardFeatures, side: Side) -> Result<ColourModel> {
-        let labels = start_position(side, bf.top_left_dark);
-        let first = self.learn_start(bf, &labels, &[])?;
-        let odd = first.contradictions(bf, &labels);
+        Ok(self.learn_start_twice(bf, &start_position(side, bf.top_left_dark))?.0)
+    }
+
+    /// The colours of a start position (`labels`) learnt twice: first from every square, then
+    /// without the squares that model could not explain (a glare spot, a piece knocked off its
+    /// square), so that one odd square does not drag a class's colours. With the squares the
+    /// model learnt still contradicts.
+    fn learn_start_twice(&self, bf: &BoardFeatures, labels: &[(usize, usize, ColourClass)]) -> Result<(ColourModel, Vec<(usize, usize, char, f32)>)> {
+        let first = self.learn_start(bf, labels, &[])?;
+        let odd = first.contradictions(bf, labels);
         if odd.is_empty() {
-            return Ok(first);
+            return Ok((first, odd));
         }
         let skip: Vec<(usize, usize)> = odd.iter().map(|o| (o.0, o.1)).collect();
-        self.learn_start(bf, &labels, &skip)
+        let second = self.learn_start(bf, labels, &skip)?;
+        let left = second.contradictions(bf, labels);
+        Ok((second, left))
     }
 
     /// This model moved to the colours of a start position (`labels`: its dark

@@ -376,6 +376,12 @@ pub const START_MEN_READ_EMPTY: usize = 1;
 /// A floor under the colours' probabilities, so that a class the colours rule out stays possible.
 const COLOUR_FLOOR: f32 = 0.02;
 
+/// A square's probabilities with each king's given to its man: a stacked king of the wooden set
+/// looks like a man from above, and a start position has no kings.
+fn kings_as_men(p: [f32; HEAD_CLASSES]) -> [f32; HEAD_CLASSES] {
+    [p[0], p[1] + p[3], p[2] + p[4], 0.0, 0.0, p[OTHER]]
+}
+
 /// The model's reading of one frame's playing squares, kept with the frame: its embeddings
 /// serve the session's adaptation when the frame turns out to be a start position.
 #[derive(Debug, Clone)]
@@ -408,8 +414,7 @@ impl LearntReading {
             .iter()
             .zip(&self.embeddings)
             .map(|(&square, embedding)| {
-                let p = model.trained_head.probabilities(embedding);
-                let merged = [p[0], p[1] + p[3], p[2] + p[4], 0.0, 0.0, p[OTHER]];
+                let merged = kings_as_men(model.trained_head.probabilities(embedding));
                 let (best, &sure) = merged.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).expect("six classes");
                 (square, best, sure)
             })
@@ -443,7 +448,7 @@ impl LearntReading {
         for (&(r, c), embedding) in self.squares.iter().zip(&self.embeddings) {
             let mut p = head.probabilities(embedding);
             if !distinct_kings {
-                p = [p[0], p[1] + p[3], p[2] + p[4], 0.0, 0.0, p[OTHER]];
+                p = kings_as_men(p);
             }
             let square = &mut reading.squares[r][c];
             if share > 0.0 {

@@ -50,11 +50,12 @@ fn a_board_no_palette_knows_replays_to_its_true_moves_with_the_learnt_square_mod
 /// men, 0.33 to 0.8 s between one hand leaving and the next arriving. Fourteen finished
 /// positions are never still for the 0.3 s a still board needs; the boards glimpsed on the way
 /// put the plies that arrive together in their order, and tell a man crowned from a king moved
-/// where stacked kings look alike.
+/// where stacked kings look alike. Plies whose every board but the last was glimpsed are taken
+/// from that last board at once, so fewer plies are inferred than positions were never still.
 #[test]
 fn a_quickly_played_game_replays_to_its_true_moves_in_order() {
     let inferred = replays_with("acf5_quick_wooden", "wooden", &[]);
-    assert!(inferred >= 10, "the quick game has plies never seen still: {inferred} inferred");
+    assert!(inferred >= 5, "the quick game has plies never seen still: {inferred} inferred");
 }
 
 /// Replay `samples/recordings/NAME.mp4` and compare with `NAME.truth.json`.

@@ -262,3 +262,150 @@ fn plies_seen_only_a_moment_count_once_a_later_board_continues_them() {
     assert_eq!(t.record().unwrap().move_texts(), ["9-13", "24-20", "10-14", "22-18"]);
     assert!(!t.is_suspecting());
 }
+
+/// English positions by their moves, and the boards a camera sees of them.
+mod by_moves {
+    use boardwatch::draughts::movegen::legal_moves;
+    use boardwatch::draughts::notation::move_text;
+    use boardwatch::draughts::position::Position;
+    use boardwatch::draughts::Variant;
+    use boardwatch::tracker::Observation;
+
+    /// The start position after `moves` (PDN move texts).
+    pub fn after(moves: &[&str]) -> Position {
+        play(&Position::start(&Variant::English.rules()), moves)
+    }
+
+    /// `from` after `moves`.
+    pub fn play(from: &Position, moves: &[&str]) -> Position {
+        let rules = Variant::English.rules();
+        moves.iter().fold(*from, |pos, text| {
+            let legal = legal_moves(&pos, &rules);
+            let m = legal.iter().find(|m| move_text(m, &legal, &rules) == *text).unwrap_or_else(|| panic!("{text} is legal"));
+            pos.play(m)
+        })
+    }
+
+    /// `pos` read at time `t`, every square right except those set in `edits` (row, column,
+    /// grid character; `?` for a square a hand hides).
+    pub fn seen(pos: &Position, t: f64, edits: &[(usize, usize, char)]) -> Observation {
+        let rules = Variant::English.rules();
+        let mut rows = Observation::of_position(pos, 0, &rules).to_grid();
+        for &(row, col, ch) in edits {
+            rows[row].replace_range(col..col + 1, &ch.to_string());
+        }
+        Observation::from_grid(&rows).expect("well formed").with_time(t)
+    }
+
+    /// The same, read on the way (the board not yet still).
+    pub fn glimpsed(pos: &Position, t: f64, edits: &[(usize, usize, char)]) -> Observation {
+        let mut obs = seen(pos, t, edits);
+        obs.glimpse = true;
+        obs
+    }
+}
+
+const SIX_PLIES: [&str; 6] = ["11-15", "22-18", "15x22", "25x18", "8-11", "29-25"];
+
+#[test]
+fn plies_each_glimpsed_on_the_way_are_taken_at_once_however_many() {
+    // Quick play on a loaded machine: the frames of five still boards were dropped, and each
+    // ply was read only on the way, with the next hand already coming in. The still board six
+    // plies on is taken at once: every ply before it was seen.
+    let mut t = tolerant();
+    t.init();
+    t.observe(&by_moves::seen(&by_moves::after(&[]), 0.0, &[]));
+    for k in 1..SIX_PLIES.len() {
+        assert!(t.observe(&by_moves::glimpsed(&by_moves::after(&SIX_PLIES[..k]), k as f64 * 0.8, &[])).is_empty());
+    }
+    let seen = t.observe(&by_moves::seen(&by_moves::after(&SIX_PLIES), 5.0, &[]));
+    assert_eq!(kinds(&seen.into_iter().map(|e| (5.0, e)).collect::<Vec<_>>()), [EventKind::Move; 6]);
+    let record = t.record().unwrap();
+    assert_eq!(record.move_texts(), SIX_PLIES);
+    let inferred: Vec<bool> =
+        record.items.iter().filter_map(|i| if let boardwatch::tracker::RecordItem::Move(m) = i { Some(m.inferred) } else { None }).collect();
+    assert_eq!(inferred, [true, true, true, true, true, false]);
+}
+
+#[test]
+fn without_the_boards_on_the_way_more_than_four_plies_wait_for_the_operator() {
+    // The same board six plies on with nothing seen between: no story of up to four plies
+    // explains it, and nothing is guessed.
+    let mut t = tolerant();
+    t.init();
+    t.observe(&by_moves::seen(&by_moves::after(&[]), 0.0, &[]));
+    for k in 0..8 {
+        let seen = t.observe(&by_moves::seen(&by_moves::after(&SIX_PLIES), 1.0 + k as f64 * 0.5, &[]));
+        assert!(seen.iter().all(|e| e.kind != EventKind::Move), "{seen:?}");
+    }
+    assert!(t.record().unwrap().move_texts().is_empty());
+}
+
+#[test]
+fn a_glimpse_of_a_hand_carrying_a_man_is_no_ply() {
+    // Plies glimpsed one by one as above, but one glimpse caught the hand carrying the man from
+    // 9 to 14: 9 and 14 read empty, and the hand hides 13, so that the board reads exactly as
+    // if 9-13 had been played. It must not be taken for a ply: the squares a ply changes must
+    // all be seen.
+    let line = ["11-15", "22-18", "15x22", "25x18", "9-14", "18x9"];
+    let mut t = tolerant();
+    t.init();
+    t.observe(&by_moves::seen(&by_moves::after(&[]), 0.0, &[]));
+    for k in 1..5 {
+        t.observe(&by_moves::glimpsed(&by_moves::after(&line[..k]), k as f64 * 0.8, &[]));
+    }
+    // Square 9 is row 2, column 1; 13 is row 3, column 0; 14 is row 3, column 2.
+    let carrying = by_moves::glimpsed(&by_moves::after(&line[..4]), 3.6, &[(2, 1, '.'), (3, 0, '?')]);
+    assert!(t.observe(&carrying).is_empty());
+    t.observe(&by_moves::glimpsed(&by_moves::after(&line[..5]), 4.0, &[]));
+    let seen = t.observe(&by_moves::seen(&by_moves::after(&line), 5.0, &[]));
+    assert_eq!(seen.iter().filter(|e| e.kind == EventKind::Move).count(), 6, "{:#?}", lines(&seen));
+    assert_eq!(t.record().unwrap().move_texts(), line);
+}
+
+#[test]
+fn a_move_seen_under_way_does_not_keep_the_plies_after_it_out() {
+    // 11-15 and 22-18 recorded; the capture 15x22 seen still half made (the man on 22, the
+    // captured man on 18 not yet taken off); then the board after 15x22 25x18 8-11 (the two
+    // answers came before the board was still again). The plies are recorded once that board
+    // has stayed a second, as any story, and no error is raised.
+    let mut t = tolerant();
+    t.init();
+    t.observe(&by_moves::seen(&by_moves::after(&[]), 0.0, &[]));
+    t.observe(&by_moves::seen(&by_moves::after(&["11-15"]), 1.0, &[]));
+    t.observe(&by_moves::seen(&by_moves::after(&["11-15", "22-18"]), 2.0, &[]));
+    // 18 is row 4, column 3: the captured man still there.
+    let half = by_moves::seen(&by_moves::after(&["11-15", "22-18", "15x22"]), 3.0, &[(4, 3, 'w')]);
+    let seen = t.observe(&half);
+    assert!(seen.iter().all(|e| e.kind != EventKind::Move && e.kind != EventKind::Error), "{:#?}", lines(&seen));
+    let three_on = by_moves::after(&SIX_PLIES[..5]);
+    let mut events = Vec::new();
+    for k in 0..4 {
+        let at = 4.0 + k as f64 * 0.5;
+        events.extend(t.observe(&by_moves::seen(&three_on, at, &[])).into_iter().map(|e| (at, e)));
+    }
+    assert!(events.iter().all(|(_, e)| e.kind != EventKind::Error), "{events:#?}");
+    assert_eq!(t.record().unwrap().move_texts(), SIX_PLIES[..5]);
+    let first = events.iter().find(|(_, e)| e.kind == EventKind::Move).map(|(at, _)| *at);
+    assert_eq!(first, Some(5.0), "once the board has stayed a second");
+}
+
+#[test]
+fn two_captures_that_leave_the_same_board_are_told_apart_by_the_boards_on_the_way() {
+    // From this position 26x19 15x31 and 27x18 15x31 (over 19 and 27, or over 18 and 26) leave
+    // the same board. Four plies seen at once, 32-27 31x24 after them: the glimpse of the first
+    // capture decides which was played, though both lines pass through one position.
+    use boardwatch::draughts::fen::parse_fen;
+    let from = parse_fen("W:W10,11,21,25,26,27,28,32:B2,4,5,12,13,15,23", &Variant::English.rules()).unwrap();
+    for first in ["26x19", "27x18"] {
+        let line = [first, "15x31", "32-27", "31x24"];
+        let mut t = tolerant();
+        t.set_start_position(from);
+        t.observe(&by_moves::seen(&from, 0.0, &[]));
+        t.observe(&by_moves::glimpsed(&by_moves::play(&from, &line[..1]), 0.8, &[]));
+        let end = by_moves::play(&from, &line);
+        t.observe(&by_moves::seen(&end, 2.0, &[]));
+        t.observe(&by_moves::seen(&end, 3.1, &[]));
+        assert_eq!(t.record().unwrap().move_texts(), line, "the glimpse showed {first}");
+    }
+}

@@ -77,7 +77,7 @@ pub mod observation;
 pub mod record;
 pub mod scoring;
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::str::FromStr;
 use std::sync::Arc;
 
@@ -961,7 +961,7 @@ impl Tracker {
                     let side = self.game.as_ref().expect("game").pos.to_move;
                     self.raise(kind, side, &evidence, obs.t, &mut events);
                 } else {
-                    match self.story_for(&evidence, now, obs.t, false) {
+                    match self.story_for(&evidence, now, obs.t) {
                         StoryCheck::Ready(story) => self.adopt_story(story, obs.t, &mut events),
                         StoryCheck::Pending => {}
                         StoryCheck::None => self.suspect_board(kind, evidence, now, obs.t, &mut events),
@@ -981,9 +981,10 @@ impl Tracker {
     /// Whether several plies explain the board, and whether to take them now: when the board
     /// has stayed `infer_after` seconds, when it continues the story of a board seen before, or
     /// when it carries no time (taken as a still board).
-    fn story_for(&mut self, evidence: &Evidence, now: f64, t: Option<f64>, after_error: bool) -> StoryCheck {
-        let Some(story) = self.find_story(evidence, after_error) else { return StoryCheck::None };
-        if t.is_none() {
+    fn story_for(&mut self, evidence: &Evidence, now: f64, t: Option<f64>) -> StoryCheck {
+        let Some(story) = self.find_story(evidence) else { return StoryCheck::None };
+        if t.is_none() || self.every_step_seen(&story) {
+            self.story = None;
             return StoryCheck::Ready(story);
         }
         let reads = self.reads_of(evidence);
@@ -1081,24 +1082,62 @@ impl Tracker {
     /// missed a finished state (the next hand came in before the board was still). Every
     /// sequence of 2..=`MAX_INFERRED_PLIES` legal plies from the last valid position is scored
     /// like any candidate, plus `PLY_PRIOR` per extra ply; a clear winner (explaining the board,
-    /// and `margin` ahead of every other resulting position) is the story. `after_error`: what
-    /// was under way before an error does not count.
-    fn find_story(&self, evidence: &Evidence, after_error: bool) -> Option<Story> {
+    /// and `margin` ahead of every other resulting position) is the story. When none is (more
+    /// plies than that were missed: a loaded machine dropped the frames of several still
+    /// boards), the boards seen on the way are followed ply by ply (`Tracker::line_on_the_way`).
+    /// A move seen under way counts for nothing here: its board may have been a partial state
+    /// of the first ply, which the story then completes, or a misread.
+    fn find_story(&self, evidence: &Evidence) -> Option<Story> {
         let g = self.game.as_ref()?;
-        // Only from a settled position: no move under way, no king waiting to be swapped.
-        if g.over || (g.pending.is_some() && !after_error) || g.uncrowned != 0 {
+        // Not while a king waits to be swapped: the swap is no ply.
+        if g.over || g.uncrowned != 0 {
             return None;
         }
+        let rules = self.rules;
+        let Some(mut lines) = self.clear_lines(&g.pos, evidence, 2, true) else {
+            let line = self.line_on_the_way(&g.pos, evidence)?;
+            return Some(Story { alternatives: vec![Vec::new(); line.len()], line });
+        };
+        if lines.len() > 1 {
+            // The same board by other orders: the boards seen on the way (glimpses included)
+            // choose, and only the orders they cannot tell from the best stay alternatives.
+            let (kings, margin) = (self.config.kings, self.config.thresholds.margin);
+            let mut fitted: Vec<(f32, Vec<Move>)> =
+                lines.into_iter().map(|l| (self.on_the_way.misfit(&g.pos, &l, kings), l)).collect();
+            fitted.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let (least, first) = (fitted[0].0, fitted[0].1.clone());
+            lines = fitted
+                .into_iter()
+                .filter(|(misfit, l)| misfit - least < margin || l.iter().zip(&first).all(|(a, b)| a.same_effect(b)))
+                .map(|(_, l)| l)
+                .collect();
+        }
+        // The record takes the first line; where another line reaching the same board differs,
+        // the other moves are named with the ply (the board cannot tell them apart).
+        let alternatives = ply_alternatives(&lines, &g.pos, &rules);
+        let line = lines.into_iter().next()?;
+        Some(Story { line, alternatives })
+    }
+
+    /// The lines of `min_plies..=MAX_INFERRED_PLIES` legal plies from `from` that reach the
+    /// position which clearly explains `evidence` (within `explain`, and `margin` ahead of every
+    /// other position so reached), shortest first; `None` when no position clearly does.
+    /// `by_the_way`: outcomes the board cannot tell apart are told by how well the boards seen
+    /// on the way fit their lines (for the board that ends them, not for the boards themselves).
+    fn clear_lines(&self, from: &Position, evidence: &Evidence, min_plies: usize, by_the_way: bool) -> Option<Vec<Vec<Move>>> {
         let (rules, kings, th) = (self.rules, self.config.kings, self.config.thresholds);
         // Per resulting position (the same position by other orders is one outcome): the best
         // score, its deficit, and every shortest line reaching it.
         let mut outcomes: HashMap<Position, (f32, f32, Vec<Vec<Move>>)> = HashMap::new();
-        let mut seen: HashSet<(Position, usize)> = HashSet::new();
-        let mut stack: Vec<(Position, Vec<Move>)> = vec![(g.pos, Vec::new())];
+        // Lines through the same position after as many plies are expanded a few times, not
+        // once: two captures that leave the same board (26x19 15x24x31 and 27x18 15x22x31) must
+        // both reach the plies after them, for the boards seen on the way to choose.
+        let mut expanded: HashMap<(Position, usize), usize> = HashMap::new();
+        let mut stack: Vec<(Position, Vec<Move>)> = vec![(*from, Vec::new())];
         while let Some((pos, line)) = stack.pop() {
-            if line.len() >= 2 {
+            if line.len() >= min_plies {
                 let deficit = evidence.deficit(&Look::of(&pos, hidden_kings(&pos, 0, kings)));
-                let score = deficit + PLY_PRIOR * (line.len() - 1) as f32;
+                let score = deficit + PLY_PRIOR * line.len().saturating_sub(1) as f32;
                 let entry = outcomes.entry(pos).or_insert((f32::MAX, f32::MAX, Vec::new()));
                 if score < entry.0 {
                     *entry = (score, deficit, vec![line.clone()]);
@@ -1106,9 +1145,14 @@ impl Tracker {
                     entry.2.push(line.clone());
                 }
             }
-            if line.len() == MAX_INFERRED_PLIES || !seen.insert((pos, line.len())) {
+            if line.len() == MAX_INFERRED_PLIES {
                 continue;
             }
+            let times = expanded.entry((pos, line.len())).or_insert(0);
+            if *times == MAX_ALTERNATIVE_LINES {
+                continue;
+            }
+            *times += 1;
             for m in legal_moves(&pos, &rules) {
                 let mut next = line.clone();
                 next.push(m);
@@ -1122,10 +1166,10 @@ impl Tracker {
         // its best line fits them than the best-fitting one does.
         let first_score = ranked.first()?.0;
         let contenders = ranked.iter().take_while(|r| r.0 - first_score < th.margin).count();
-        if contenders > 1 {
+        if contenders > 1 && by_the_way {
             let misfits: Vec<f32> = ranked[..contenders]
                 .iter()
-                .map(|(_, _, lines)| lines.iter().map(|l| self.on_the_way.misfit(&g.pos, l, kings)).fold(f32::MAX, f32::min))
+                .map(|(_, _, lines)| lines.iter().map(|l| self.on_the_way.misfit(from, l, kings)).fold(f32::MAX, f32::min))
                 .collect();
             let least = misfits.iter().copied().fold(f32::MAX, f32::min);
             for (r, m) in ranked.iter_mut().zip(&misfits) {
@@ -1138,24 +1182,56 @@ impl Tracker {
         if deficit > th.explain || rival - best < th.margin {
             return None;
         }
-        if lines.len() > 1 {
-            // The same board by other orders: the boards seen on the way (glimpses included)
-            // choose, and only the orders they cannot tell from the best stay alternatives.
-            let mut fitted: Vec<(f32, Vec<Move>)> =
-                lines.into_iter().map(|l| (self.on_the_way.misfit(&g.pos, &l, kings), l)).collect();
-            fitted.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let (least, first) = (fitted[0].0, fitted[0].1.clone());
-            lines = fitted
-                .into_iter()
-                .filter(|(misfit, l)| misfit - least < th.margin || l.iter().zip(&first).all(|(a, b)| a.same_effect(b)))
-                .map(|(_, l)| l)
-                .collect();
+        lines.sort_by_key(Vec::len);
+        Some(lines)
+    }
+
+    /// More plies than one reading may show, followed through the boards seen on the way: each
+    /// board that clearly shows a position up to `MAX_INFERRED_PLIES` plies on from the last
+    /// one reached is a step (a board with a hand over it, or in the middle of a move, shows
+    /// none clearly and is passed over), and `evidence` must clearly be the last step's
+    /// position or a few plies on. Only a line of two plies or more counts, as for any story.
+    fn line_on_the_way(&self, from: &Position, evidence: &Evidence) -> Option<Vec<Move>> {
+        if self.on_the_way.from.as_ref() != Some(from) {
+            return None;
         }
-        // The record takes the first line; where another line reaching the same board differs,
-        // the other moves are named with the ply (the board cannot tell them apart).
-        let alternatives = ply_alternatives(&lines, &g.pos, &rules);
-        let line = lines.into_iter().next()?;
-        Some(Story { line, alternatives })
+        let (mut pos, mut line) = (*from, Vec::new());
+        for board in &self.on_the_way.boards {
+            let Some(step) = self.clear_lines(&pos, board, 0, false).and_then(|lines| lines.into_iter().next()) else { continue };
+            let reached = step.iter().fold(pos, |p, m| p.play(m));
+            if self.shows_step(board, &pos, &reached) {
+                pos = reached;
+                line.extend(step);
+            }
+        }
+        let last = self.clear_lines(&pos, evidence, 0, false)?.into_iter().next()?;
+        line.extend(last);
+        (line.len() >= 2).then_some(line)
+    }
+
+    /// Whether `board` shows the step from `before` to `after`: it reads every square the step
+    /// changed as `after` has it. A hand over the board hides squares, so that a man lifted
+    /// looks like a man moved to wherever the hand is; such a board shows no step.
+    fn shows_step(&self, board: &Evidence, before: &Position, after: &Position) -> bool {
+        let (kings, margin) = (self.config.kings, self.config.thresholds.margin);
+        let (was, is) = (Look::of(before, hidden_kings(before, 0, kings)), Look::of(after, hidden_kings(after, 0, kings)));
+        let changed = was.changed(&is);
+        changed != 0 && (0..64u8).filter(|&sq| changed & bit(sq) != 0).all(|sq| board.read(sq, margin) == Some(is.class_at(sq)))
+    }
+
+    /// Whether every position a story passes through before its last was seen on the way, in
+    /// order: then its plies were each on the board, and it is taken without waiting for its
+    /// own board to stay.
+    fn every_step_seen(&self, story: &Story) -> bool {
+        let Some(from) = self.game.as_ref().map(|g| g.pos).filter(|p| self.on_the_way.from.as_ref() == Some(p)) else { return false };
+        let mut boards = self.on_the_way.boards.iter();
+        let mut pos = from;
+        story.line[..story.line.len() - 1].iter().all(|m| {
+            let next = pos.play(m);
+            let seen = boards.any(|board| self.shows_step(board, &pos, &next));
+            pos = next;
+            seen
+        })
     }
 
     /// Record a story ply by ply, all but the last marked as inferred.
@@ -1269,7 +1345,7 @@ impl Tracker {
                 self.resynchronised(t, moves, events);
             }
             Decision::Unexplained { .. } => {
-                if let StoryCheck::Ready(story) = self.story_for(evidence, now, t, true) {
+                if let StoryCheck::Ready(story) = self.story_for(evidence, now, t) {
                     self.adopt_story(story, t, events);
                 }
             }

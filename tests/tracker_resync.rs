@@ -3,6 +3,7 @@
 //! `error_after` seconds, and after an error the tracker resynchronises on a board clearly reached
 //! from the last valid position; strict mode is the original program's referee.
 
+mod load_common;
 mod tracker_common;
 
 use boardwatch::draughts::Variant;
@@ -408,4 +409,29 @@ fn two_captures_that_leave_the_same_board_are_told_apart_by_the_boards_on_the_wa
         t.observe(&by_moves::seen(&end, 3.1, &[]));
         assert_eq!(t.record().unwrap().move_texts(), line, "the glimpse showed {first}");
     }
+}
+
+#[test]
+fn a_board_that_lost_the_thread_on_a_loaded_hall_machine_keeps_it() {
+    // The board states one board of a live-stream bench handed its tracker (8 cameras, other
+    // jobs starting on the machine, frames dropped): plies arrived two and three at once while
+    // play went on, and the record stopped at 13 of the game's 57 moves. The boards read on the
+    // way carry it through now.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/hall_board_under_load.jsonl");
+    let mut t = tolerant();
+    for (n, line) in std::fs::read_to_string(&path).unwrap().lines().enumerate() {
+        match boardwatch::tracker::parse_input_line(line).unwrap_or_else(|e| panic!("line {}: {e}", n + 1)) {
+            boardwatch::tracker::Input::Observation(obs) => {
+                let events = t.observe(&obs);
+                assert!(events.iter().all(|e| e.kind != EventKind::Error), "line {}: {:?}", n + 1, lines(&events));
+            }
+            boardwatch::tracker::Input::Command(command) => {
+                t.command(&command).unwrap();
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let expected = load_common::true_moves(&root.join("samples/recordings/acf7_four_colour.truth.json"));
+    let recorded: Vec<String> = t.record().unwrap().move_texts().iter().map(|m| load_common::ends(m)).collect();
+    assert_eq!(recorded, expected);
 }

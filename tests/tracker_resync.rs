@@ -435,3 +435,25 @@ fn a_board_that_lost_the_thread_on_a_loaded_hall_machine_keeps_it() {
     let recorded: Vec<String> = t.record().unwrap().move_texts().iter().map(|m| load_common::ends(m)).collect();
     assert_eq!(recorded, expected);
 }
+
+#[test]
+fn a_king_piece_put_down_while_the_camera_looked_away_does_not_stop_the_story() {
+    // Colour-coded kings: 28-32 is seen with the man still on 32, waiting for its king piece;
+    // the next still board shows the king put down, White's 10-6 and the king gone back to 27.
+    use boardwatch::draughts::fen::parse_fen;
+    let from = parse_fen("B:W5,10:B13,28", &Variant::English.rules()).unwrap();
+    let mut t = tolerant();
+    t.set_start_position(from);
+    t.observe(&by_moves::seen(&from, 0.0, &[]));
+    // Square 32 is row 7, column 6: the man not yet swapped.
+    let crowned = by_moves::play(&from, &["28-32"]);
+    let seen = t.observe(&by_moves::seen(&crowned, 1.0, &[(7, 6, 'b')]));
+    assert_eq!(seen.iter().map(|e| e.kind).collect::<Vec<_>>(), [EventKind::Move], "{:#?}", lines(&seen));
+    let on = by_moves::play(&crowned, &["10-6", "32-27"]);
+    let mut events = Vec::new();
+    for at in [2.0, 2.5, 3.1] {
+        events.extend(t.observe(&by_moves::seen(&on, at, &[])));
+    }
+    assert_eq!(events.iter().map(|e| e.kind).collect::<Vec<_>>(), [EventKind::Crowned, EventKind::Move, EventKind::Move], "{:#?}", lines(&events));
+    assert_eq!(t.record().unwrap().move_texts(), ["28-32", "10-6", "32-27"]);
+}

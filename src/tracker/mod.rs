@@ -1008,6 +1008,10 @@ impl Tracker {
     /// Record the plies of a story; after an error, as a resynchronisation.
     fn adopt_story(&mut self, story: Story, t: Option<f64>, events: &mut Vec<Event>) {
         self.forget_suspicions();
+        if self.game.as_ref().is_some_and(|g| g.uncrowned != 0) {
+            // The king piece was put down while the camera looked away.
+            self.crown_swapped(t, events);
+        }
         let holding = self.game.as_ref().is_some_and(|g| g.hold.is_some());
         if holding {
             let g = self.game_mut();
@@ -1086,11 +1090,12 @@ impl Tracker {
     /// plies than that were missed: a loaded machine dropped the frames of several still
     /// boards), the boards seen on the way are followed ply by ply (`Tracker::line_on_the_way`).
     /// A move seen under way counts for nothing here: its board may have been a partial state
-    /// of the first ply, which the story then completes, or a misread.
+    /// of the first ply, which the story then completes, or a misread. A man waiting on the last
+    /// row to be swapped for its king piece is taken as swapped on the way (the story's boards
+    /// show the king).
     fn find_story(&self, evidence: &Evidence) -> Option<Story> {
         let g = self.game.as_ref()?;
-        // Not while a king waits to be swapped: the swap is no ply.
-        if g.over || g.uncrowned != 0 {
+        if g.over {
             return None;
         }
         let rules = self.rules;

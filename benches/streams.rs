@@ -277,6 +277,10 @@ fn main() {
             ms("vision_ms"),
             ms("record_ms")
         );
+        if frames == 0.0 {
+            // Why a board saw nothing: its source's state and last error, as the page shows them.
+            println!("      no frame: source {} after {} attempts; last error: {}", source["state"], source["failures"], source["last_error"]);
+        }
         let Some(start) = *camera.start.lock().unwrap() else { continue };
         latencies.extend(move_latencies(&arrivals[i].lock().unwrap(), start, &finished, expected.len()));
         if hall_parts.is_some() {

@@ -39,13 +39,23 @@ fn main() -> R<()> {
         let got = replay_under_load(video, &palette, Load { rate, burst, seed }, log.as_deref());
         let right = got.moves.iter().zip(&truth).take_while(|(a, b)| a == b).count();
         let whole = got.moves == truth;
+        // Wrong only where the record itself names the true move as possible in its place.
+        let named = !whole
+            && got.moves.len() == truth.len()
+            && got.moves.iter().zip(&truth).zip(&got.alternatives).all(|((m, t), alts)| m == t || alts.contains(t));
         println!(
             "seed {seed}: {} of {} frames dropped; {right} of {} moves right, {} recorded: {}",
             got.dropped,
             got.frames,
             truth.len(),
             got.moves.len(),
-            if whole { "ok" } else { "WRONG" }
+            if whole {
+                "ok"
+            } else if named {
+                "order not seen, the true moves named as alternatives"
+            } else {
+                "WRONG"
+            }
         );
         if !whole || args.iter().any(|a| a == "--verbose") {
             for line in got.notes.iter().filter(|l| !l.contains("pawn to dame")).take(40) {

@@ -457,3 +457,42 @@ fn a_king_piece_put_down_while_the_camera_looked_away_does_not_stop_the_story() 
     assert_eq!(events.iter().map(|e| e.kind).collect::<Vec<_>>(), [EventKind::Crowned, EventKind::Move, EventKind::Move], "{:#?}", lines(&events));
     assert_eq!(t.record().unwrap().move_texts(), ["28-32", "10-6", "32-27"]);
 }
+
+#[test]
+fn plies_glimpsed_together_follow_the_boards_between_or_are_named_as_alternatives() {
+    // Five plies on the way: a glimpse three plies on (9-13 22-18 10-14, or 10-14 22-18 9-13:
+    // the same board), one four plies on, then the still board five plies on. A glimpse between
+    // (9-13 made, 22 lifted, the hand over 18) tells the order; without it the record names the
+    // other order's moves as alternatives.
+    let line = ["9-13", "22-18", "10-14", "18x9", "5x14"];
+    let recorded = |with_between: bool| {
+        let mut t = tolerant();
+        t.init();
+        t.observe(&by_moves::seen(&by_moves::after(&[]), 0.0, &[]));
+        if with_between {
+            // 22 is row 5, column 2; 18 row 4, column 3.
+            let between = by_moves::glimpsed(&by_moves::after(&line[..1]), 0.6, &[(5, 2, '.'), (4, 3, '?')]);
+            t.observe(&between);
+        }
+        t.observe(&by_moves::glimpsed(&by_moves::after(&line[..3]), 1.2, &[]));
+        t.observe(&by_moves::glimpsed(&by_moves::after(&line[..4]), 1.8, &[]));
+        let end = by_moves::after(&line);
+        t.observe(&by_moves::seen(&end, 2.4, &[]));
+        t.observe(&by_moves::seen(&end, 3.5, &[]));
+        t.record()
+            .unwrap()
+            .items
+            .iter()
+            .filter_map(|i| if let boardwatch::tracker::RecordItem::Move(m) = i { Some((m.text.clone(), m.alternatives.clone())) } else { None })
+            .collect::<Vec<_>>()
+    };
+    let seen_between = recorded(true);
+    assert_eq!(seen_between.iter().map(|m| m.0.as_str()).collect::<Vec<_>>(), line);
+    assert!(seen_between.iter().all(|m| m.1.is_empty()), "the board between told the order: {seen_between:?}");
+    let unseen = recorded(false);
+    assert_eq!(unseen.len(), 5, "{unseen:?}");
+    assert_eq!(unseen[1].0, "22-18");
+    let (first, third) = (&unseen[0], &unseen[2]);
+    assert!(first.1.len() == 1 && third.1.len() == 1, "the other order named: {unseen:?}");
+    assert_eq!([first.0.as_str(), first.1[0].as_str()].iter().filter(|m| **m == "9-13").count(), 1, "{unseen:?}");
+}

@@ -377,23 +377,29 @@ impl OnTheWay {
         if self.from.as_ref() != Some(from) {
             return 0.0;
         }
-        let mut positions = vec![*from];
-        for m in line {
-            let next = positions.last().expect("one at least").play(m);
-            positions.push(next);
-        }
-        let looks: Vec<Look> = positions.iter().map(|p| Look::of(p, hidden_kings(p, 0, kings))).collect();
-        // best[k]: the least misfit of the boards so far, the last one at position k.
-        let mut best = vec![0f32; looks.len()];
-        for board in &self.boards {
-            let mut so_far = f32::MAX;
-            for (k, look) in looks.iter().enumerate() {
-                so_far = so_far.min(best[k]);
-                best[k] = so_far + board.deficit(look);
-            }
-        }
-        best.into_iter().fold(f32::MAX, f32::min)
+        misfit_of(&self.boards, from, line, kings)
     }
+}
+
+/// How badly `boards`, in order, fit the line of plies `line` from `from`: the best assignment of
+/// each board to a position along the line (never going back), summed deficits.
+fn misfit_of(boards: &[Evidence], from: &Position, line: &[Move], kings: KingStyle) -> f32 {
+    let mut positions = vec![*from];
+    for m in line {
+        let next = positions.last().expect("one at least").play(m);
+        positions.push(next);
+    }
+    let looks: Vec<Look> = positions.iter().map(|p| Look::of(p, hidden_kings(p, 0, kings))).collect();
+    // best[k]: the least misfit of the boards so far, the last one at position k.
+    let mut best = vec![0f32; looks.len()];
+    for board in boards {
+        let mut so_far = f32::MAX;
+        for (k, look) in looks.iter().enumerate() {
+            so_far = so_far.min(best[k]);
+            best[k] = so_far + board.deficit(look);
+        }
+    }
+    best.into_iter().fold(f32::MAX, f32::min)
 }
 
 impl Tracker {
@@ -1099,10 +1105,7 @@ impl Tracker {
             return None;
         }
         let rules = self.rules;
-        let Some(mut lines) = self.clear_lines(&g.pos, evidence, 2, true) else {
-            let line = self.line_on_the_way(&g.pos, evidence)?;
-            return Some(Story { alternatives: vec![Vec::new(); line.len()], line });
-        };
+        let Some(mut lines) = self.clear_lines(&g.pos, evidence, 2, true) else { return self.line_on_the_way(&g.pos, evidence) };
         if lines.len() > 1 {
             // The same board by other orders: the boards seen on the way (glimpses included)
             // choose, and only the orders they cannot tell from the best stay alternatives.
@@ -1196,22 +1199,40 @@ impl Tracker {
     /// one reached is a step (a board with a hand over it, or in the middle of a move, shows
     /// none clearly and is passed over), and `evidence` must clearly be the last step's
     /// position or a few plies on. Only a line of two plies or more counts, as for any story.
-    fn line_on_the_way(&self, from: &Position, evidence: &Evidence) -> Option<Vec<Move>> {
+    fn line_on_the_way(&self, from: &Position, evidence: &Evidence) -> Option<Story> {
         if self.on_the_way.from.as_ref() != Some(from) {
             return None;
         }
-        let (mut pos, mut line) = (*from, Vec::new());
-        for board in &self.on_the_way.boards {
-            let Some(step) = self.clear_lines(&pos, board, 0, false).and_then(|lines| lines.into_iter().next()) else { continue };
-            let reached = step.iter().fold(pos, |p, m| p.play(m));
+        let (kings, margin, rules) = (self.config.kings, self.config.thresholds.margin, self.rules);
+        let boards = &self.on_the_way.boards;
+        // Of the orders that reach a step's position, the one the boards since the last step
+        // (none of them a step: a hand over them) fit best; the orders they cannot tell from it
+        // are named as the plies' alternatives, as for any story.
+        let in_order = |lines: Vec<Vec<Move>>, pos: &Position, between: &[Evidence]| -> Option<Story> {
+            let mut fitted: Vec<(f32, Vec<Move>)> = lines.into_iter().map(|l| (misfit_of(between, pos, &l, kings), l)).collect();
+            fitted.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let least = fitted.first()?.0;
+            let tied: Vec<Vec<Move>> = fitted.into_iter().filter(|(misfit, _)| misfit - least < margin).map(|(_, l)| l).collect();
+            Some(Story { alternatives: ply_alternatives(&tied, pos, &rules), line: tied.into_iter().next()? })
+        };
+        let mut pos = *from;
+        let mut story = Story { line: Vec::new(), alternatives: Vec::new() };
+        let mut since = 0;
+        for (i, board) in boards.iter().enumerate() {
+            let Some(lines) = self.clear_lines(&pos, board, 0, false) else { continue };
+            let Some(step) = in_order(lines, &pos, &boards[since..i]) else { continue };
+            let reached = step.line.iter().fold(pos, |p, m| p.play(m));
             if self.shows_step(board, &pos, &reached) {
                 pos = reached;
-                line.extend(step);
+                story.line.extend(step.line);
+                story.alternatives.extend(step.alternatives);
+                since = i + 1;
             }
         }
-        let last = self.clear_lines(&pos, evidence, 0, false)?.into_iter().next()?;
-        line.extend(last);
-        (line.len() >= 2).then_some(line)
+        let last = in_order(self.clear_lines(&pos, evidence, 0, false)?, &pos, &boards[since..])?;
+        story.line.extend(last.line);
+        story.alternatives.extend(last.alternatives);
+        (story.line.len() >= 2).then_some(story)
     }
 
     /// Whether `board` shows the step from `before` to `after`: it reads every square the step

@@ -41,6 +41,9 @@ pub struct Replayed {
     pub dropped: u64,
     /// The recorded moves, each as its first and last squares (see [`ends`]).
     pub moves: Vec<String>,
+    /// Per recorded move, the other moves the record names as possible in its place (the boards
+    /// seen could not tell the order of plies that arrived together).
+    pub alternatives: Vec<Vec<String>>,
     /// Every event but moves and capture steps, with its video time.
     pub notes: Vec<String>,
 }
@@ -90,10 +93,12 @@ pub fn replay_under_load(video: &Path, palette: &str, load: Load, log: Option<&P
             }
         }
     }
-    let moves = recorder
+    let recorded: Vec<_> = recorder
         .tracker()
         .record()
-        .map(|g| g.items.iter().filter_map(|i| if let RecordItem::Move(m) = i { Some(ends(&m.text)) } else { None }).collect())
+        .map(|g| g.items.iter().filter_map(|i| if let RecordItem::Move(m) = i { Some(m.clone()) } else { None }).collect())
         .unwrap_or_default();
-    Replayed { frames, dropped, moves, notes }
+    let moves = recorded.iter().map(|m| ends(&m.text)).collect();
+    let alternatives = recorded.iter().map(|m| m.alternatives.iter().map(|a| ends(a)).collect()).collect();
+    Replayed { frames, dropped, moves, alternatives, notes }
 }

@@ -52,7 +52,11 @@
 //!   finished state): every sequence of up to four legal plies is tried (`Tracker::find_story`),
 //!   and a clear winner is recorded ply by ply, the unseen plies marked `inferred`, once the
 //!   board has stayed `infer_after` seconds (1 by default; at once for untimed observations), so
-//!   that a burst of misreads that happens to look like a few moves never enters the record.
+//!   that a burst of misreads that happens to look like a few moves never enters the record;
+//!   at once too when every ply but the last was glimpsed on the way. When more plies than four
+//!   were missed (a loaded machine drops the frames of still boards), the glimpses are followed
+//!   ply by ply (`Tracker::line_on_the_way`), each counting only where it reads every square its
+//!   ply changed, so that a hand carrying a man is no ply.
 //! - A board nothing explains is first taken for a misread (`uncertain`); if it stays
 //!   `error_after` seconds (3 by default) it is an error (`Obligatory Capture` when a capture was
 //!   due, `Invalid move` otherwise), never a guess. The tracker then holds until the board is back

@@ -445,24 +445,18 @@ fn a_game_ending_stop_can_still_be_corrected() {
 /// boards never still, put them in order; with none, the ambiguity is declared.
 #[test]
 fn plies_shown_at_once_follow_the_order_of_the_boards_seen_on_the_way() {
-    use boardwatch::draughts::notation::move_text;
     use boardwatch::draughts::position::Position;
-    let rules = Variant::English.rules();
-    let play = |pos: &Position, text: &str| {
-        let moves = legal_moves(pos, &rules);
-        let m = *moves.iter().find(|m| move_text(m, &moves, &rules) == text).unwrap_or_else(|| panic!("{text} is legal"));
-        pos.play(&m)
-    };
-    let start = Position::start(&rules);
-    let seen = |pos: &Position, t: f64| Observation::of_position(pos, 0, &rules).with_time(t);
+    use tracker_common::by_moves;
+    let play = |pos: &Position, text: &str| by_moves::play(pos, &[text]);
+    let start = by_moves::after(&[]);
+    let seen = |pos: &Position, t: f64| by_moves::seen(pos, t, &[]);
     let recorded = |glimpsed_first: Option<&str>| {
         let mut tracker = tracker(Variant::English, KingStyle::Visible);
         tracker.init();
         tracker.observe(&seen(&start, 0.0));
         if let Some(first) = glimpsed_first {
             // The first ply's board, read once while the next hand was already coming in.
-            let mut glimpse = seen(&play(&start, first), 0.8);
-            glimpse.glimpse = true;
+            let glimpse = by_moves::glimpsed(&play(&start, first), 0.8, &[]);
             assert!(tracker.observe(&glimpse).is_empty(), "nothing is decided from a glimpse");
         }
         let end = play(&play(&play(&start, "9-13"), "22-18"), "10-14");

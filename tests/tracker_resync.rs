@@ -8,7 +8,7 @@ mod tracker_common;
 
 use boardwatch::draughts::Variant;
 use boardwatch::tracker::{ErrorKind, Event, EventKind, KingStyle, Observation, Tracker, TrackerConfig};
-use tracker_common::{lines, Board};
+use tracker_common::{by_moves, lines, Board};
 
 fn tolerant() -> Tracker {
     Tracker::new(TrackerConfig::new(Variant::English, KingStyle::Visible))
@@ -262,48 +262,6 @@ fn plies_seen_only_a_moment_count_once_a_later_board_continues_them() {
     assert_eq!(kinds(&seen), [EventKind::Move, EventKind::Move, EventKind::Move], "{seen:#?}");
     assert_eq!(t.record().unwrap().move_texts(), ["9-13", "24-20", "10-14", "22-18"]);
     assert!(!t.is_suspecting());
-}
-
-/// English positions by their moves, and the boards a camera sees of them.
-mod by_moves {
-    use boardwatch::draughts::movegen::legal_moves;
-    use boardwatch::draughts::notation::move_text;
-    use boardwatch::draughts::position::Position;
-    use boardwatch::draughts::Variant;
-    use boardwatch::tracker::Observation;
-
-    /// The start position after `moves` (PDN move texts).
-    pub fn after(moves: &[&str]) -> Position {
-        play(&Position::start(&Variant::English.rules()), moves)
-    }
-
-    /// `from` after `moves`.
-    pub fn play(from: &Position, moves: &[&str]) -> Position {
-        let rules = Variant::English.rules();
-        moves.iter().fold(*from, |pos, text| {
-            let legal = legal_moves(&pos, &rules);
-            let m = legal.iter().find(|m| move_text(m, &legal, &rules) == *text).unwrap_or_else(|| panic!("{text} is legal"));
-            pos.play(m)
-        })
-    }
-
-    /// `pos` read at time `t`, every square right except those set in `edits` (row, column,
-    /// grid character; `?` for a square a hand hides).
-    pub fn seen(pos: &Position, t: f64, edits: &[(usize, usize, char)]) -> Observation {
-        let rules = Variant::English.rules();
-        let mut rows = Observation::of_position(pos, 0, &rules).to_grid();
-        for &(row, col, ch) in edits {
-            rows[row].replace_range(col..col + 1, &ch.to_string());
-        }
-        Observation::from_grid(&rows).expect("well formed").with_time(t)
-    }
-
-    /// The same, read on the way (the board not yet still).
-    pub fn glimpsed(pos: &Position, t: f64, edits: &[(usize, usize, char)]) -> Observation {
-        let mut obs = seen(pos, t, edits);
-        obs.glimpse = true;
-        obs
-    }
 }
 
 const SIX_PLIES: [&str; 6] = ["11-15", "22-18", "15x22", "25x18", "8-11", "29-25"];

@@ -375,13 +375,9 @@ impl OnTheWay {
         self.boards.push(board.clone());
     }
 
-    /// How badly the boards seen fit the line of plies `line` from `from`: the best assignment of
-    /// each board, in order, to a position along the line (never going back), summed deficits.
-    fn misfit(&self, from: &Position, line: &[Move], kings: KingStyle) -> f32 {
-        if self.from.as_ref() != Some(from) {
-            return 0.0;
-        }
-        misfit_of(&self.boards, from, line, kings)
+    /// The boards seen while `from` was the last valid position (none if it no longer is).
+    fn boards_from(&self, from: &Position) -> &[Evidence] {
+        if self.from.as_ref() == Some(from) { &self.boards } else { &[] }
     }
 }
 
@@ -1108,27 +1104,25 @@ impl Tracker {
         if g.over {
             return None;
         }
-        let rules = self.rules;
-        let Some(mut lines) = self.clear_lines(&g.pos, evidence, 2, true) else { return self.line_on_the_way(&g.pos, evidence) };
-        if lines.len() > 1 {
-            // The same board by other orders: the boards seen on the way (glimpses included)
-            // choose, and only the orders they cannot tell from the best stay alternatives.
-            let (kings, margin) = (self.config.kings, self.config.thresholds.margin);
-            let mut fitted: Vec<(f32, Vec<Move>)> =
-                lines.into_iter().map(|l| (self.on_the_way.misfit(&g.pos, &l, kings), l)).collect();
-            fitted.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let (least, first) = (fitted[0].0, fitted[0].1.clone());
-            lines = fitted
-                .into_iter()
-                .filter(|(misfit, l)| misfit - least < margin || l.iter().zip(&first).all(|(a, b)| a.same_effect(b)))
-                .map(|(_, l)| l)
-                .collect();
-        }
-        // The record takes the first line; where another line reaching the same board differs,
-        // the other moves are named with the ply (the board cannot tell them apart).
-        let alternatives = ply_alternatives(&lines, &g.pos, &rules);
-        let line = lines.into_iter().next()?;
-        Some(Story { line, alternatives })
+        let Some(lines) = self.clear_lines(&g.pos, evidence, 2, true) else { return self.line_on_the_way(&g.pos, evidence) };
+        self.story_in_order(lines, &g.pos, self.on_the_way.boards_from(&g.pos))
+    }
+
+    /// Of `lines` from `from` that reach the same board by other orders, the one `boards` (seen
+    /// on the way, glimpses included) fit best; the orders they cannot tell from it stay, their
+    /// moves named as the plies' alternatives (the record takes the first line).
+    fn story_in_order(&self, lines: Vec<Vec<Move>>, from: &Position, boards: &[Evidence]) -> Option<Story> {
+        let (kings, margin) = (self.config.kings, self.config.thresholds.margin);
+        let mut fitted: Vec<(f32, Vec<Move>)> = lines.into_iter().map(|l| (misfit_of(boards, from, &l, kings), l)).collect();
+        fitted.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (least, first) = (fitted.first()?.0, fitted[0].1.clone());
+        let lines: Vec<Vec<Move>> = fitted
+            .into_iter()
+            .filter(|(misfit, l)| misfit - least < margin || l.iter().zip(&first).all(|(a, b)| a.same_effect(b)))
+            .map(|(_, l)| l)
+            .collect();
+        let alternatives = ply_alternatives(&lines, from, &self.rules);
+        Some(Story { line: lines.into_iter().next()?, alternatives })
     }
 
     /// The lines of `min_plies..=MAX_INFERRED_PLIES` legal plies from `from` that reach the
@@ -1181,7 +1175,7 @@ impl Tracker {
         if contenders > 1 && by_the_way {
             let misfits: Vec<f32> = ranked[..contenders]
                 .iter()
-                .map(|(_, _, lines)| lines.iter().map(|l| self.on_the_way.misfit(from, l, kings)).fold(f32::MAX, f32::min))
+                .map(|(_, _, lines)| lines.iter().map(|l| misfit_of(self.on_the_way.boards_from(from), from, l, kings)).fold(f32::MAX, f32::min))
                 .collect();
             let least = misfits.iter().copied().fold(f32::MAX, f32::min);
             for (r, m) in ranked.iter_mut().zip(&misfits) {
@@ -1204,27 +1198,15 @@ impl Tracker {
     /// none clearly and is passed over), and `evidence` must clearly be the last step's
     /// position or a few plies on. Only a line of two plies or more counts, as for any story.
     fn line_on_the_way(&self, from: &Position, evidence: &Evidence) -> Option<Story> {
-        if self.on_the_way.from.as_ref() != Some(from) {
-            return None;
-        }
-        let (kings, margin, rules) = (self.config.kings, self.config.thresholds.margin, self.rules);
-        let boards = &self.on_the_way.boards;
-        // Of the orders that reach a step's position, the one the boards since the last step
-        // (none of them a step: a hand over them) fit best; the orders they cannot tell from it
-        // are named as the plies' alternatives, as for any story.
-        let in_order = |lines: Vec<Vec<Move>>, pos: &Position, between: &[Evidence]| -> Option<Story> {
-            let mut fitted: Vec<(f32, Vec<Move>)> = lines.into_iter().map(|l| (misfit_of(between, pos, &l, kings), l)).collect();
-            fitted.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let least = fitted.first()?.0;
-            let tied: Vec<Vec<Move>> = fitted.into_iter().filter(|(misfit, _)| misfit - least < margin).map(|(_, l)| l).collect();
-            Some(Story { alternatives: ply_alternatives(&tied, pos, &rules), line: tied.into_iter().next()? })
-        };
+        let boards = self.on_the_way.boards_from(from);
+        // The order of the plies of a step is told by the boards since the last step (none of
+        // them a step: a hand over them).
         let mut pos = *from;
         let mut story = Story { line: Vec::new(), alternatives: Vec::new() };
         let mut since = 0;
         for (i, board) in boards.iter().enumerate() {
             let Some(lines) = self.clear_lines(&pos, board, 0, false) else { continue };
-            let Some(step) = in_order(lines, &pos, &boards[since..i]) else { continue };
+            let Some(step) = self.story_in_order(lines, &pos, &boards[since..i]) else { continue };
             let reached = step.line.iter().fold(pos, |p, m| p.play(m));
             if self.shows_step(board, &pos, &reached) {
                 pos = reached;
@@ -1233,7 +1215,7 @@ impl Tracker {
                 since = i + 1;
             }
         }
-        let last = in_order(self.clear_lines(&pos, evidence, 0, false)?, &pos, &boards[since..])?;
+        let last = self.story_in_order(self.clear_lines(&pos, evidence, 0, false)?, &pos, &boards[since..])?;
         story.line.extend(last.line);
         story.alternatives.extend(last.alternatives);
         (story.line.len() >= 2).then_some(story)
@@ -1253,9 +1235,8 @@ impl Tracker {
     /// order: then its plies were each on the board, and it is taken without waiting for its
     /// own board to stay.
     fn every_step_seen(&self, story: &Story) -> bool {
-        let Some(from) = self.game.as_ref().map(|g| g.pos).filter(|p| self.on_the_way.from.as_ref() == Some(p)) else { return false };
-        let mut boards = self.on_the_way.boards.iter();
-        let mut pos = from;
+        let Some(mut pos) = self.game.as_ref().map(|g| g.pos) else { return false };
+        let mut boards = self.on_the_way.boards_from(&pos).iter();
         story.line[..story.line.len() - 1].iter().all(|m| {
             let next = pos.play(m);
             let seen = boards.any(|board| self.shows_step(board, &pos, &next));

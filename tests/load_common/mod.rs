@@ -16,7 +16,8 @@ use boardwatch::vision::{ColourModel, WatchConfig, Watcher};
 
 /// Which frames a loaded machine drops: a burst of 1..=`burst` frames starts at a frame with
 /// probability `rate`, the draws made by a small generator (xorshift) from `seed`, so that a
-/// seed names one pattern.
+/// seed names one pattern. Written here rather than taken from `rand_chacha`: the patterns
+/// BENCHMARKS.md reports by seed are this generator's.
 #[derive(Clone, Copy, Debug)]
 pub struct Load {
     pub rate: f64,

@@ -84,6 +84,14 @@ fn taps(first: u64, scenes: u64) {
                 .collect();
             println!("  missed {:?} at {:.1} s: fingertip {}", t.cell, t.dwell_start_s, tips.join(" "));
         }
+        for note in r.missed_notes.iter().chain(&r.wrong_cell_notes) {
+            println!("  {note}");
+        }
+        if std::env::var_os("TOUCH_FRAME_NOTES").is_some() {
+            for (t, note) in &r.frame_notes {
+                println!("    {t:.2} {note}");
+            }
+        }
         right += r.right;
         intended += r.intended.len();
         fills.extend(r.right_fills);

@@ -46,8 +46,8 @@ impl Default for FingertipSettings {
 pub struct Reach {
     /// The fingertip, in image pixels: a little back from the farthest point, on the finger pad.
     pub fingertip: [f64; 2],
-    /// Where the arm enters: the mean of the region's pixels on the image border, or of those
-    /// outside the picture when it does not reach the border.
+    /// Where the arm enters: the mean of the region's pixels on the image border, or, when it
+    /// does not reach the border, of its pixels outside the picture nearest the border.
     pub entry: [f64; 2],
     /// The region's size in pixels.
     pub area: usize,
@@ -72,9 +72,19 @@ pub fn reaches(mask: &GrayImage, settings: &FingertipSettings, outside_picture: 
     if count == 0 {
         return Vec::new();
     }
-    // Per label: area, and the sum and count of its pixels on the border and outside the picture.
+    // Per label: area, the sum and count of its pixels on the border, and of its pixels outside
+    // the picture nearest the image border (within `NEAR_BORDER_PX` of the nearest one).
+    const NEAR_BORDER_PX: u32 = 2;
+    let to_border = |x: u32, y: u32| x.min(y).min(w - 1 - x).min(h - 1 - y);
     let mut area = vec![0usize; count + 1];
     let mut border = vec![(0.0f64, 0.0f64, 0usize); count + 1];
+    let mut nearest_outside = vec![u32::MAX; count + 1];
+    for (x, y, p) in labels.enumerate_pixels() {
+        let l = p[0] as usize;
+        if l != 0 && outside_picture(x, y) {
+            nearest_outside[l] = nearest_outside[l].min(to_border(x, y));
+        }
+    }
     let mut outside = vec![(0.0f64, 0.0f64, 0usize); count + 1];
     for (x, y, p) in labels.enumerate_pixels() {
         let l = p[0] as usize;
@@ -82,7 +92,10 @@ pub fn reaches(mask: &GrayImage, settings: &FingertipSettings, outside_picture: 
             continue;
         }
         area[l] += 1;
-        if outside_picture(x, y) {
+        // An arm lost against the table outside the picture came from the image border, so it
+        // enters where its pixels outside the picture come nearest the border (not at their
+        // middle, which may be the wrist of a hand dwelling near the picture's edge).
+        if nearest_outside[l] != u32::MAX && to_border(x, y) <= nearest_outside[l] + NEAR_BORDER_PX && outside_picture(x, y) {
             let o = &mut outside[l];
             o.0 += x as f64;
             o.1 += y as f64;
@@ -234,6 +247,24 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert!(found[0].pointing && (found[0].fingertip[0] - 190.0).abs() < 6.0, "{:?}", found[0]);
         assert!(reaches(&m, &FingertipSettings::default(), &|_, _| false).is_empty(), "an island inside the picture is not a hand");
+    }
+
+    #[test]
+    fn a_hand_whose_sleeve_is_lost_enters_where_its_trace_nears_the_border() {
+        // The picture is x < 250; a hand dwelling at its edge pointing left to x = 190, its wrist
+        // outside the picture, and only a thin trace of the sleeve's edge seen from there to
+        // 2 pixels short of the right border.
+        let mut m = GrayImage::new(W, H);
+        draw_filled_rect_mut(&mut m, Rect::at(215, 110).of_size(45, 24), image::Luma([255]));
+        for dy in -2..=2 {
+            draw_line_segment_mut(&mut m, (190.0, 122.0 + dy as f32), (215.0, 122.0 + dy as f32), image::Luma([255]));
+        }
+        draw_line_segment_mut(&mut m, (259.0, 118.0), (W as f32 - 3.0, 112.0), image::Luma([255]));
+        let found = reaches(&m, &FingertipSettings::default(), &|x, _| x >= 250);
+        assert_eq!(found.len(), 1);
+        let r = found[0];
+        assert!(r.entry[0] > W as f64 - 6.0, "enters near the right border: {r:?}");
+        assert!(r.pointing && (r.fingertip[0] - 190.0).abs() < 6.0, "the fingertip, not the trace's end: {r:?}");
     }
 
     #[test]

@@ -41,6 +41,11 @@ pub struct SessionResult {
     pub tips: Vec<(f64, Option<[f64; 2]>)>,
     /// Per false tap: its cell, its dwell, and the script's actions under way while it dwelt.
     pub false_tap_notes: Vec<String>,
+    /// The same of every missed tap, and of every tap found on another cell.
+    pub missed_notes: Vec<String>,
+    pub wrong_cell_notes: Vec<String>,
+    /// With `TOUCH_DEBUG_DIR`: each frame's time, foreground share and regions reaching in.
+    pub frame_notes: Vec<(f64, String)>,
 }
 
 /// Four pictures a page could show: a grid in the scene's size, its cells coloured from `seed`.
@@ -93,6 +98,9 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
                 .map(|r| (r.tip_fill, r.area as f64 / mask.len() as f64))
         }));
         if debug_dir.is_some() {
+            let share = mask.pixels().filter(|p| p[0] != 0).count() as f64 / mask.len().max(1) as f64;
+            let regions: Vec<String> = reaches.iter().map(|r| format!("{:.3}/{:.0}/{:.2}/{}", r.area as f64 / mask.len().max(1) as f64, r.reach, r.tip_fill, r.pointing as u8)).collect();
+            result.frame_notes.push((frame.time_s, format!("picture {} hands {} fg {share:.3} {regions:?}", frame.picture_index, frame.hands.len())));
             seen.push((mask.clone(), reaches.to_vec()));
         }
     }
@@ -123,6 +131,13 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
             marked.save(dir.join(format!("{stem}_mask.png"))).unwrap();
         }
     };
+    // The regions reaching in at frame `middle`: size (share of the mask), reach, tip fill.
+    let reach_notes = |middle: usize| -> Vec<String> {
+        seen.get(middle).map_or(Vec::new(), |(mask, reaches)| {
+            let pixels = mask.len().max(1) as f64;
+            reaches.iter().map(|r| format!("area {:.3} reach {:.0} fill {:.2} pointing {}", r.area as f64 / pixels, r.reach, r.tip_fill, r.pointing)).collect()
+        })
+    };
     // Each found tap belongs to the intended tap whose dwell it overlaps most.
     let mut used = vec![false; result.intended.len()];
     for (emitted, tap) in &result.found {
@@ -143,6 +158,15 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
                     result.latencies.push(emitted - result.intended[i].dwell_end_s);
                 } else {
                     result.wrong_cell += 1;
+                    let middle = frame_at((tap.dwell_start + tap.dwell_end) / 2.0).unwrap_or(0);
+                    result.wrong_cell_notes.push(format!(
+                        "cell {:?} found for {:?} at {:.1} s: regions {:?}",
+                        tap.cell,
+                        result.intended[i].cell,
+                        tap.dwell_start,
+                        reach_notes(middle)
+                    ));
+                    dump(middle, "wrong");
                 }
             }
             None => {
@@ -154,12 +178,14 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
                     .map(|f| f.action.map_or("pause".to_string(), |a| format!("{:?}", script.actions[a])))
                     .collect();
                 let middle = frame_at((tap.dwell_start + tap.dwell_end) / 2.0).unwrap_or(0);
-                let reach_notes: Vec<String> = seen.get(middle).map_or(Vec::new(), |(_, reaches)| {
-                    reaches.iter().map(|r| format!("area {} reach {:.0} fill {:.2} pointing {}", r.area, r.reach, r.tip_fill, r.pointing)).collect()
-                });
                 result.false_tap_notes.push(format!(
                     "cell {:?}, dwell {:.2}-{:.2} s, emitted {:.2} s, during {:?}; regions {:?}",
-                    tap.cell, tap.dwell_start, tap.dwell_end, emitted, actions, reach_notes
+                    tap.cell,
+                    tap.dwell_start,
+                    tap.dwell_end,
+                    emitted,
+                    actions,
+                    reach_notes(middle)
                 ));
                 dump(middle, "false");
             }
@@ -167,7 +193,9 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
     }
     result.missed = used.iter().filter(|u| !**u).count();
     for (tap, _) in result.intended.iter().zip(&used).filter(|(_, used)| !**used) {
-        dump(frame_at((tap.dwell_start_s + tap.dwell_end_s) / 2.0).unwrap_or(0), "missed");
+        let middle = frame_at((tap.dwell_start_s + tap.dwell_end_s) / 2.0).unwrap_or(0);
+        result.missed_notes.push(format!("cell {:?} at {:.1} s: regions {:?}", tap.cell, tap.dwell_start_s, reach_notes(middle)));
+        dump(middle, "missed");
     }
     result
 }

@@ -8,7 +8,9 @@
 //! ```
 //!
 //! With `TOUCH_DEBUG_DIR=DIR`, the camera frame and the foreground mask in the middle of every
-//! false or missed tap are written there. The held-apart scenes are scored by
+//! false, missed or wrong-cell tap are written there, and every missed or wrong-cell tap is
+//! printed with the regions reaching in at the middle of its dwell; with `TOUCH_FRAME_NOTES=1`
+//! as well, every frame's foreground share and regions. The held-apart scenes are scored by
 //! `tests/touch_sessions.rs` (`held_apart_scenes`), never here.
 
 #[path = "../tests/touch_common/mod.rs"]

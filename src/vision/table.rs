@@ -578,6 +578,10 @@ mod tests {
     use super::*;
     use opencv::core::{Rect, Scalar};
 
+    /// The projected picture of the test frames, (40, 20) to (280, 220) of a 320x240 frame.
+    const PICTURE: [[f64; 2]; 4] = [[40.0, 20.0], [280.0, 20.0], [280.0, 220.0], [40.0, 220.0]];
+    const PICTURE_RECT: Rect = Rect { x: 40, y: 20, width: 240, height: 200 };
+
     /// A dark table with a light projected picture, a red arm reaching in from the bottom to
     /// (160, 100) when `arm`, and a square of the picture just above the fingertip turned dark
     /// when `changed` (a piece leaving the square above the tapped one).
@@ -585,7 +589,7 @@ mod tests {
         let mut frame = Mat::new_rows_cols_with_default(240, 320, core::CV_8UC3, Scalar::all(100.0)).unwrap();
         let fill =
             |frame: &mut Mat, rect: Rect, colour: Scalar| imgproc::rectangle(frame, rect, colour, imgproc::FILLED, imgproc::LINE_8, 0).unwrap();
-        fill(&mut frame, Rect::new(40, 20, 240, 200), Scalar::all(210.0));
+        fill(&mut frame, PICTURE_RECT, Scalar::all(210.0));
         if changed {
             fill(&mut frame, Rect::new(152, 84, 16, 14), Scalar::new(200.0, 60.0, 60.0, 0.0));
         }
@@ -602,7 +606,7 @@ mod tests {
         let mut frame = Mat::new_rows_cols_with_default(240, 320, core::CV_8UC3, Scalar::all(table)).unwrap();
         let fill =
             |frame: &mut Mat, rect: Rect, colour: Scalar| imgproc::rectangle(frame, rect, colour, imgproc::FILLED, imgproc::LINE_8, 0).unwrap();
-        fill(&mut frame, Rect::new(40, 20, 240, 200), Scalar::all(picture));
+        fill(&mut frame, PICTURE_RECT, Scalar::all(picture));
         if let Some(arm) = arm {
             fill(&mut frame, Rect::new(148, 140, 24, 100), arm);
             fill(&mut frame, Rect::new(160 - finger_px / 2, 100, finger_px, 40), arm);
@@ -612,7 +616,7 @@ mod tests {
 
     /// The fingertip found once an arm has reached in over a learnt background.
     fn fingertip_of(table: f64, picture: f64, arm: Scalar, finger_px: i32) -> Option<[f64; 2]> {
-        let quad = Some([[40.0, 20.0], [280.0, 20.0], [280.0, 220.0], [40.0, 220.0]]);
+        let quad = Some(PICTURE);
         let mut foreground = Foreground::new(ForegroundSettings::default());
         for _ in 0..5 {
             foreground.update(&arm_frame(table, picture, None, finger_px), quad).unwrap();
@@ -638,7 +642,7 @@ mod tests {
 
     #[test]
     fn a_page_change_where_a_dwelling_arm_was_is_not_taken_for_an_arm() {
-        let picture = Some([[40.0, 20.0], [280.0, 20.0], [280.0, 220.0], [40.0, 220.0]]);
+        let picture = Some(PICTURE);
         let mut foreground = Foreground::new(ForegroundSettings::default());
         for _ in 0..5 {
             foreground.update(&table_frame(false, false), picture).unwrap();

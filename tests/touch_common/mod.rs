@@ -44,7 +44,8 @@ pub struct SessionResult {
     /// The same of every missed tap, and of every tap found on another cell.
     pub missed_notes: Vec<String>,
     pub wrong_cell_notes: Vec<String>,
-    /// With `TOUCH_DEBUG_DIR`: each frame's time, foreground share and regions reaching in.
+    /// With `TOUCH_DEBUG_DIR`: each frame's time, the picture shown, the hands rendered, the
+    /// foreground share and the regions reaching in.
     pub frame_notes: Vec<(f64, String)>,
 }
 
@@ -99,7 +100,7 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
         }));
         if debug_dir.is_some() {
             let share = mask.pixels().filter(|p| p[0] != 0).count() as f64 / mask.len().max(1) as f64;
-            let regions: Vec<String> = reaches.iter().map(|r| format!("{:.3}/{:.0}/{:.2}/{}", r.area as f64 / mask.len().max(1) as f64, r.reach, r.tip_fill, r.pointing as u8)).collect();
+            let regions: Vec<String> = reaches.iter().map(|r| reach_note(r, mask)).collect();
             result.frame_notes.push((frame.time_s, format!("picture {} hands {} fg {share:.3} {regions:?}", frame.picture_index, frame.hands.len())));
             seen.push((mask.clone(), reaches.to_vec()));
         }
@@ -131,13 +132,9 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
             marked.save(dir.join(format!("{stem}_mask.png"))).unwrap();
         }
     };
-    // The regions reaching in at frame `middle`: size (share of the mask), reach, tip fill.
-    let reach_notes = |middle: usize| -> Vec<String> {
-        seen.get(middle).map_or(Vec::new(), |(mask, reaches)| {
-            let pixels = mask.len().max(1) as f64;
-            reaches.iter().map(|r| format!("area {:.3} reach {:.0} fill {:.2} pointing {}", r.area as f64 / pixels, r.reach, r.tip_fill, r.pointing)).collect()
-        })
-    };
+    // The regions reaching in at frame `middle`.
+    let reach_notes =
+        |middle: usize| -> Vec<String> { seen.get(middle).map_or(Vec::new(), |(mask, reaches)| reaches.iter().map(|r| reach_note(r, mask)).collect()) };
     // Each found tap belongs to the intended tap whose dwell it overlaps most.
     let mut used = vec![false; result.intended.len()];
     for (emitted, tap) in &result.found {
@@ -198,6 +195,12 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
         dump(middle, "missed");
     }
     result
+}
+
+/// A region reaching in, in a few words: its size (share of the mask), reach, tip fill and
+/// whether it points.
+fn reach_note(r: &boardwatch::touch::fingertip::Reach, mask: &image::GrayImage) -> String {
+    format!("area {:.3} reach {:.0} fill {:.2} pointing {}", r.area as f64 / mask.len().max(1) as f64, r.reach, r.tip_fill, r.pointing)
 }
 
 /// One line on a session of taps: the scene's grid and view, and what became of its taps.

@@ -11,7 +11,8 @@
 //! false, missed or wrong-cell tap are written there, and every missed or wrong-cell tap is
 //! printed with the regions reaching in at the middle of its dwell; with `TOUCH_FRAME_NOTES=1`
 //! as well, every frame's foreground share and regions. The held-apart scenes are scored by
-//! `tests/touch_sessions.rs` (`held_apart_scenes`), never here.
+//! `tests/touch_sessions.rs` (`held_apart_scenes`), never here; once a held-apart set has been
+//! scored and reported it may be retired to tuning (`RETIRED`) and a fresh set frozen.
 
 #[path = "../tests/touch_common/mod.rs"]
 mod touch_common;
@@ -20,6 +21,15 @@ use boardwatch::synth::table::{random_distractor_script, random_table_scene, ran
 use touch_common::{game_pictures, run_session, tap_session_line};
 
 const FPS: f64 = 12.0;
+
+/// Held-apart sets already scored and reported (BENCHMARKS.md), since given over to tuning:
+/// taps 900001-900006 and 910001-910006, distractors 1400001-1400010 and 1410001-1410010.
+const RETIRED: [(u64, u64); 4] = [(900_001, 900_006), (910_001, 910_006), (1_400_001, 1_400_010), (1_410_001, 1_410_010)];
+
+fn is_tuning(first: u64, scenes: u64) -> bool {
+    let last = first + scenes.max(1) - 1;
+    (first >= 1 && last <= 99) || RETIRED.iter().any(|&(a, b)| first >= a && last <= b)
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -33,8 +43,8 @@ fn main() {
         }
     };
     let (first, scenes) = (number("--first", 30), number("--scenes", 4));
-    if first == 0 || first + scenes > 100 {
-        eprintln!("--first {first} --scenes {scenes}: the tuning scenes are 1 to 99");
+    if !is_tuning(first, scenes) {
+        eprintln!("--first {first} --scenes {scenes}: the tuning scenes are 1 to 99 and the retired held-apart sets {RETIRED:?}");
         std::process::exit(2);
     }
     match args.first().map(String::as_str) {
@@ -59,7 +69,8 @@ fn distractors(first: u64, scenes: u64) {
         for note in &r.false_tap_notes {
             println!("  {note}");
         }
-        println!("  tip fills and area shares of false taps {:.3?}", r.false_fills);
+        println!("  tip fills, area shares and bulks of false taps {:.3?}", r.false_fills);
+        print_frame_notes(&r);
         false_taps += r.false_taps;
         seconds += r.seconds;
     }
@@ -89,15 +100,20 @@ fn taps(first: u64, scenes: u64) {
         for note in r.missed_notes.iter().chain(&r.wrong_cell_notes) {
             println!("  {note}");
         }
-        if std::env::var_os("TOUCH_FRAME_NOTES").is_some() {
-            for (t, note) in &r.frame_notes {
-                println!("    {t:.2} {note}");
-            }
-        }
+        print_frame_notes(&r);
         right += r.right;
         intended += r.intended.len();
         fills.extend(r.right_fills);
     }
-    fills.sort_by(|a, b| a.0.total_cmp(&b.0));
-    println!("{right} of {intended} taps right; tip fills and area shares {fills:.3?}");
+    fills.sort_by(|a, b| a.2.total_cmp(&b.2));
+    println!("{right} of {intended} taps right; tip fills, area shares and bulks (by bulk) {fills:.3?}");
+}
+
+/// With `TOUCH_FRAME_NOTES` (and `TOUCH_DEBUG_DIR`): every frame's foreground and regions.
+fn print_frame_notes(r: &touch_common::SessionResult) {
+    if std::env::var_os("TOUCH_FRAME_NOTES").is_some() {
+        for (t, note) in &r.frame_notes {
+            println!("    {t:.2} {note}");
+        }
+    }
 }

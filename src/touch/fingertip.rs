@@ -29,15 +29,41 @@ pub struct FingertipSettings {
     /// and the shadow they cast on the picture, whose edge can end in a point), not a hand.
     #[serde(default = "default_max_area")]
     pub max_area: f64,
+    /// A region bulkier than this (its area over its reach squared) is a head or shoulders
+    /// leaning in, whose shadow's edge may end in a point, not an arm.
+    #[serde(default = "default_max_bulk")]
+    pub max_bulk: f64,
+    /// A region larger than `max_area` (by half at most) is still an arm when it is this slender
+    /// (bulk) or more: an arm reaching across the whole picture from a near camera covers more
+    /// of the image than a leaning head, but it reaches far for its size. (The long wedge of a
+    /// leaning person's shadow is slender too, but larger still.)
+    #[serde(default = "default_slender_bulk")]
+    pub slender_bulk: f64,
 }
 
 fn default_max_area() -> f64 {
     0.12
 }
 
+fn default_max_bulk() -> f64 {
+    0.8
+}
+
+fn default_slender_bulk() -> f64 {
+    0.3
+}
+
 impl Default for FingertipSettings {
     fn default() -> FingertipSettings {
-        FingertipSettings { min_area: 0.002, min_reach: 0.08, tip_radius: 0.04, max_tip_fill: 0.26, max_area: default_max_area() }
+        FingertipSettings {
+            min_area: 0.002,
+            min_reach: 0.08,
+            tip_radius: 0.04,
+            max_tip_fill: 0.26,
+            max_area: default_max_area(),
+            max_bulk: default_max_bulk(),
+            slender_bulk: default_slender_bulk(),
+        }
     }
 }
 
@@ -55,8 +81,11 @@ pub struct Reach {
     pub reach: f64,
     /// Share of the disc around the farthest point covered by the region.
     pub tip_fill: f64,
+    /// The region's area over its reach squared: about 0.2 for an arm, 1 or more for a head
+    /// and shoulders leaning in.
+    pub bulk: f64,
     /// Thin enough a tip, long enough a reach, a tip away from the image border and a region
-    /// no larger than a hand and arm: a pointing finger.
+    /// shaped as a hand and arm: a pointing finger.
     pub pointing: bool,
 }
 
@@ -164,9 +193,12 @@ pub fn reaches(mask: &GrayImage, settings: &FingertipSettings, outside_picture: 
         // on: a finger on the picture's first row then reaches in only about a cell, so half
         // the reach is asked of a region that does not touch the image border.
         let min_reach = if border[l].2 > 0 { settings.min_reach } else { settings.min_reach / 2.0 };
-        let small_enough = (area[l] as f64) <= settings.max_area * (w * h) as f64;
-        let pointing = reach >= min_reach * diagonal && tip_fill <= settings.max_tip_fill && off_border && small_enough;
-        out.push(Reach { fingertip, entry, area: area[l], reach, tip_fill, pointing });
+        let bulk = area[l] as f64 / reach.max(1.0).powi(2);
+        let share = area[l] as f64 / (w * h) as f64;
+        let arm_shaped =
+            bulk <= settings.max_bulk && (share <= settings.max_area || (share <= settings.max_area * 1.5 && bulk <= settings.slender_bulk));
+        let pointing = reach >= min_reach * diagonal && tip_fill <= settings.max_tip_fill && off_border && arm_shaped;
+        out.push(Reach { fingertip, entry, area: area[l], reach, tip_fill, bulk, pointing });
     }
     out.sort_by_key(|r| std::cmp::Reverse(r.area));
     out
@@ -218,16 +250,48 @@ mod tests {
         // Head and shoulders at the right edge, their shadow a long wedge ending in a point.
         let mut m = GrayImage::new(W, H);
         draw_filled_circle_mut(&mut m, (300, 150), 70, image::Luma([255]));
-        let wedge = [
-            imageproc::point::Point::new(60, 170),
-            imageproc::point::Point::new(260, 100),
-            imageproc::point::Point::new(260, 200),
-        ];
+        let wedge = [imageproc::point::Point::new(60, 170), imageproc::point::Point::new(260, 100), imageproc::point::Point::new(260, 200)];
         imageproc::drawing::draw_polygon_mut(&mut m, &wedge, image::Luma([255]));
         let found = reaches(&m, &FingertipSettings::default(), &|_, _| false);
         assert_eq!(found.len(), 1);
         assert!(found[0].tip_fill <= FingertipSettings::default().max_tip_fill, "a thin tip: {:?}", found[0]);
         assert!(!found[0].pointing, "too large a region for a hand: {:?}", found[0]);
+    }
+
+    #[test]
+    fn an_arm_across_the_whole_picture_from_a_near_camera_is_a_hand() {
+        // From the bottom-right corner to the far left, 40 pixels thick (15% of the image,
+        // above the area a leaning head may have), a finger 4 pixels wide at its end.
+        let mut m = GrayImage::new(W, H);
+        let arm = [
+            imageproc::point::Point::new(320, 200),
+            imageproc::point::Point::new(320, 239),
+            imageproc::point::Point::new(60, 135),
+            imageproc::point::Point::new(60, 95),
+        ];
+        imageproc::drawing::draw_polygon_mut(&mut m, &arm, image::Luma([255]));
+        for dy in -2..=1 {
+            draw_line_segment_mut(&mut m, (60.0, 112.0 + dy as f32), (35.0, 112.0 + dy as f32), image::Luma([255]));
+        }
+        let found = reaches(&m, &FingertipSettings::default(), &|_, _| false);
+        assert_eq!(found.len(), 1);
+        let share = found[0].area as f64 / (W * H) as f64;
+        assert!(share > FingertipSettings::default().max_area, "as large as meant: {share}");
+        assert!(found[0].pointing && (found[0].fingertip[0] - 36.0).abs() < 6.0, "{:?}", found[0]);
+    }
+
+    #[test]
+    fn a_head_leaning_in_with_a_short_point_is_not_a_finger() {
+        // A head half in view at the top edge, a thin point of its shadow 15 pixels below it.
+        let mut m = GrayImage::new(W, H);
+        draw_filled_circle_mut(&mut m, (160, 0), 60, image::Luma([255]));
+        for dx in -2..=1 {
+            draw_line_segment_mut(&mut m, (160.0 + dx as f32, 58.0), (160.0 + dx as f32, 75.0), image::Luma([255]));
+        }
+        let found = reaches(&m, &FingertipSettings::default(), &|_, _| false);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].tip_fill <= FingertipSettings::default().max_tip_fill, "a thin tip: {:?}", found[0]);
+        assert!(found[0].bulk > FingertipSettings::default().max_bulk && !found[0].pointing, "{:?}", found[0]);
     }
 
     #[test]

@@ -35,8 +35,8 @@ pub struct SessionResult {
     /// The tip fill (`Reach::tip_fill`) and the region's share of the mask of the fingertip
     /// followed in the middle of each dwell found: of intended taps found on their cell, and of
     /// false taps.
-    pub right_fills: Vec<(f64, f64)>,
-    pub false_fills: Vec<(f64, f64)>,
+    pub right_fills: Vec<(f64, f64, f64)>,
+    pub false_fills: Vec<(f64, f64, f64)>,
     /// Per frame: its time and the followed fingertip in cell units (column, row), if any.
     pub tips: Vec<(f64, Option<[f64; 2]>)>,
     /// Per false tap: its cell, its dwell, and the script's actions under way while it dwelt.
@@ -77,7 +77,7 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
     // TOUCH_DEBUG_DIR: pictures of the frames in the middle of each false tap's dwell.
     let debug_dir = std::env::var_os("TOUCH_DEBUG_DIR").map(std::path::PathBuf::from);
     let mut seen: Vec<(image::GrayImage, Vec<boardwatch::touch::fingertip::Reach>)> = Vec::new();
-    let mut fills: Vec<Option<(f64, f64)>> = Vec::new();
+    let mut fills: Vec<Option<(f64, f64, f64)>> = Vec::new();
     for (index, frame) in planned.iter().enumerate() {
         let picture = &pictures[frame.picture_index % pictures.len()];
         let (image, _) = render_table_frame(scene, picture, &frame.hands, &frame.extras, seed ^ (index as u64) << 20).expect("frame");
@@ -96,12 +96,15 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
             reaches
                 .iter()
                 .find(|r| (r.fingertip[0] * scale - px[0]).abs() < 1e-6 && (r.fingertip[1] * scale - px[1]).abs() < 1e-6)
-                .map(|r| (r.tip_fill, r.area as f64 / mask.len() as f64))
+                .map(|r| (r.tip_fill, r.area as f64 / mask.len() as f64, r.bulk))
         }));
         if debug_dir.is_some() {
             let share = mask.pixels().filter(|p| p[0] != 0).count() as f64 / mask.len().max(1) as f64;
             let regions: Vec<String> = reaches.iter().map(|r| reach_note(r, mask)).collect();
-            result.frame_notes.push((frame.time_s, format!("picture {} hands {} fg {share:.3} {regions:?}", frame.picture_index, frame.hands.len())));
+            let action: String = frame.action.map_or("pause".to_string(), |a| format!("{:?}", script.actions[a])).chars().take(24).collect();
+            result
+                .frame_notes
+                .push((frame.time_s, format!("{action} picture {} hands {} fg {share:.3} {regions:?}", frame.picture_index, frame.hands.len())));
             seen.push((mask.clone(), reaches.to_vec()));
         }
     }
@@ -109,7 +112,7 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
     result.seconds = planned.last().map_or(0.0, |f| f.time_s);
     // The frame at `t` seconds (the first one not before it).
     let frame_at = |t: f64| planned.iter().position(|f| f.time_s >= t);
-    let fill_at = |t: f64| frame_at(t).and_then(|i| fills[i]).unwrap_or((f64::NAN, f64::NAN));
+    let fill_at = |t: f64| frame_at(t).and_then(|i| fills[i]).unwrap_or((f64::NAN, f64::NAN, f64::NAN));
     // Pictures of the camera frame and of the mask (fingertips red, blunt tips blue, entries
     // green) at frame `middle`.
     let dump = |middle: usize, label: &str| {
@@ -133,8 +136,9 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
         }
     };
     // The regions reaching in at frame `middle`.
-    let reach_notes =
-        |middle: usize| -> Vec<String> { seen.get(middle).map_or(Vec::new(), |(mask, reaches)| reaches.iter().map(|r| reach_note(r, mask)).collect()) };
+    let reach_notes = |middle: usize| -> Vec<String> {
+        seen.get(middle).map_or(Vec::new(), |(mask, reaches)| reaches.iter().map(|r| reach_note(r, mask)).collect())
+    };
     // Each found tap belongs to the intended tap whose dwell it overlaps most.
     let mut used = vec![false; result.intended.len()];
     for (emitted, tap) in &result.found {
@@ -200,7 +204,14 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
 /// A region reaching in, in a few words: its size (share of the mask), reach, tip fill and
 /// whether it points.
 fn reach_note(r: &boardwatch::touch::fingertip::Reach, mask: &image::GrayImage) -> String {
-    format!("area {:.3} reach {:.0} fill {:.2} pointing {}", r.area as f64 / mask.len().max(1) as f64, r.reach, r.tip_fill, r.pointing)
+    format!(
+        "area {:.3} reach {:.0} bulk {:.2} fill {:.2} pointing {}",
+        r.area as f64 / mask.len().max(1) as f64,
+        r.reach,
+        r.bulk,
+        r.tip_fill,
+        r.pointing
+    )
 }
 
 /// One line on a session of taps: the scene's grid and view, and what became of its taps.

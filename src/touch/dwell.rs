@@ -156,10 +156,9 @@ impl DwellTracker {
         // A fingertip dwelling on a border cell stays on the grid to half the edge band: its
         // estimate trembles by a tenth of a cell, and a finger aimed a third of a cell in may be
         // seen just inside the band and just outside it by turns (rendered tap scene 910006).
-        let dwelling = self.current;
         self.last_at = fingertip.filter(|&p| {
             self.inside(p, self.settings.edge_band)
-                || dwelling.is_some_and(|d| self.on_cell(p, d.cell) && self.inside(p, self.settings.edge_band / 2.0))
+                || self.current.is_some_and(|d| self.on_cell(p, d.cell) && self.inside(p, self.settings.edge_band / 2.0))
         });
         self.plain = match (self.last_at, self.plain) {
             (Some(at), Some((cell, since))) if cell_of(at) == cell => Some((cell, since)),

@@ -32,9 +32,9 @@ pub struct SessionResult {
     pub frames: usize,
     /// Seconds of computing per frame in the camera pipeline (rendering not counted).
     pub pipeline_seconds: f64,
-    /// The tip fill (`Reach::tip_fill`) and the region's share of the mask of the fingertip
-    /// followed in the middle of each dwell found: of intended taps found on their cell, and of
-    /// false taps.
+    /// The tip fill (`Reach::tip_fill`), the region's share of the mask and its bulk
+    /// (`Reach::bulk`) of the fingertip followed in the middle of each dwell found: of intended
+    /// taps found on their cell, and of false taps.
     pub right_fills: Vec<(f64, f64, f64)>,
     pub false_fills: Vec<(f64, f64, f64)>,
     /// Per frame: its time and the followed fingertip in cell units (column, row), if any.

@@ -10,6 +10,10 @@
 //!   end there, while a finger that means a cell aims further in; within `edge_band` of the
 //!   grid's outer edge a fingertip counts as off the grid (within half of it, once it dwells
 //!   on the border cell);
+//! - a fingertip that comes onto a cell without moving: a hand resting at the edge, still for
+//!   longer than `arrival` before its fingertip counts on a cell (its tip measured a shade
+//!   further in as the background learns it, or judged pointed at last); a finger that means a
+//!   cell is brought there. Its dwell gives no tap until the fingertip has left the cell;
 //! - a fingertip lost for a frame or two (noise, a shadow): the dwell goes on if it comes back
 //!   to the same cell within `gap`.
 //!
@@ -38,7 +42,21 @@ pub struct DwellSettings {
     /// for the dwell to move there.
     #[serde(default = "default_settle")]
     pub settle: f64,
+    /// Seconds a hand may have been still before its fingertip counts on a cell for that dwell
+    /// to tap: a fingertip on a cell whose hand was still longer than this came there without
+    /// moving.
+    #[serde(default = "default_arrival")]
+    pub arrival: f64,
 }
+
+fn default_arrival() -> f64 {
+    0.5
+}
+
+/// A hand whose tip stays within this many cells of where it stopped is still: more than a
+/// resting hand's tip trembles in its estimate (a few hundredths), less than a finger brought
+/// to a cell moves in its last frames.
+const STILL_RADIUS: f64 = 0.15;
 
 fn default_edge_band() -> f64 {
     0.2
@@ -64,6 +82,7 @@ impl Default for DwellSettings {
             hysteresis: 0.2,
             edge_band: default_edge_band(),
             settle: default_settle(),
+            arrival: default_arrival(),
         }
     }
 }
@@ -95,6 +114,9 @@ impl DwellSettings {
         if !(self.settle.is_finite() && self.settle >= 0.0 && self.settle < self.dwell) {
             return Err(format!("settle {} s: must be 0 or more and shorter than the dwell ({} s)", self.settle, self.dwell));
         }
+        if !(self.arrival.is_finite() && (0.0..=10.0).contains(&self.arrival)) {
+            return Err(format!("arrival {} s: must be 0 to 10 seconds", self.arrival));
+        }
         Ok(())
     }
 }
@@ -118,7 +140,8 @@ pub struct Pointer {
     pub cell: Option<[usize; 2]>,
     /// 0 to 1: the ring that fills while the fingertip dwells (1: a tap when it leaves).
     pub progress: f64,
-    /// The fingertip has stayed too long: resting, not pointing.
+    /// The fingertip has stayed too long, or came to the cell without moving: resting, not
+    /// pointing.
     pub resting: bool,
 }
 
@@ -127,6 +150,19 @@ struct Dwelling {
     cell: [usize; 2],
     since: f64,
     last_seen: f64,
+    /// The fingertip was brought to the cell (its hand not still longer than `arrival` before).
+    arrived: bool,
+}
+
+/// A hand whose tip has stayed within `STILL_RADIUS` of `at` since `since`.
+#[derive(Clone, Copy, Debug)]
+struct Still {
+    at: [f64; 2],
+    since: f64,
+    last_seen: f64,
+    /// A dwell of a fingertip brought to its cell was under way while the hand was still here:
+    /// a dwell begun again on the same spot (the fingertip lost and found) was brought there too.
+    arrived_here: bool,
 }
 
 /// Turns a stream of fingertip positions into taps.
@@ -139,20 +175,23 @@ pub struct DwellTracker {
     last_at: Option<[f64; 2]>,
     /// The cell the fingertip is plainly on (no hysteresis) and since when, frame after frame.
     plain: Option<([usize; 2], f64)>,
+    still: Option<Still>,
 }
 
 impl DwellTracker {
     pub fn new(settings: DwellSettings, cols: usize, rows: usize) -> DwellTracker {
-        DwellTracker { settings, cols, rows, current: None, last_at: None, plain: None }
+        DwellTracker { settings, cols, rows, current: None, last_at: None, plain: None, still: None }
     }
 
     pub fn settings(&self) -> &DwellSettings {
         &self.settings
     }
 
-    /// One frame: the fingertip (in cell units) or none, at `time` seconds. Returns the tap
-    /// this frame ends, if any.
-    pub fn update(&mut self, time: f64, fingertip: Option<[f64; 2]>) -> Option<Tap> {
+    /// One frame: the fingertip of a pointing hand (in cell units) or none, at `time` seconds,
+    /// and the tip of the hand followed whether it points or not, on the grid or off it (the
+    /// fingertip's own hand when there is one). Returns the tap this frame ends, if any.
+    pub fn update(&mut self, time: f64, fingertip: Option<[f64; 2]>, hand: Option<[f64; 2]>) -> Option<Tap> {
+        self.note_hand(time, fingertip.or(hand));
         // A fingertip dwelling on a border cell stays on the grid to half the edge band: its
         // estimate trembles by a tenth of a cell, and a finger aimed a third of a cell in may be
         // seen just inside the band and just outside it by turns (rendered tap scene 910006).
@@ -175,7 +214,7 @@ impl DwellTracker {
                 match self.plain {
                     // Settled on the next cell, within the hysteresis: the dwell is there.
                     Some((cell, since)) if cell != d.cell && time - since >= self.settings.settle => {
-                        self.current = Some(Dwelling { cell, since, last_seen: time })
+                        self.current = Some(Dwelling { cell, since, last_seen: time, ..d })
                     }
                     _ => self.current = Some(Dwelling { last_seen: time, ..d }),
                 }
@@ -183,14 +222,38 @@ impl DwellTracker {
             }
             Some(_) => {
                 let tap = self.end(time);
-                self.current = Some(Dwelling { cell: cell_of(at), since: time, last_seen: time });
+                self.begin(time, cell_of(at));
                 tap
             }
             None => {
-                self.current = Some(Dwelling { cell: cell_of(at), since: time, last_seen: time });
+                self.begin(time, cell_of(at));
                 None
             }
         }
+    }
+
+    /// Follows the hand's stillness; a hand lost for longer than the gap is no longer still.
+    fn note_hand(&mut self, time: f64, hand: Option<[f64; 2]>) {
+        let dwelling_arrived = self.current.is_some_and(|d| d.arrived);
+        self.still = match (hand, self.still) {
+            (Some(h), Some(s)) if (h[0] - s.at[0]).hypot(h[1] - s.at[1]) <= STILL_RADIUS => {
+                Some(Still { last_seen: time, arrived_here: s.arrived_here || dwelling_arrived, ..s })
+            }
+            (Some(h), _) => Some(Still { at: h, since: time, last_seen: time, arrived_here: dwelling_arrived }),
+            (None, Some(s)) if time - s.last_seen <= self.settings.gap => Some(s),
+            (None, _) => None,
+        };
+    }
+
+    /// A dwell begins on `cell`: brought there unless its hand was still too long before.
+    fn begin(&mut self, time: f64, cell: [usize; 2]) {
+        let arrived = self.still.is_none_or(|s| s.arrived_here || time - s.since <= self.settings.arrival);
+        if arrived {
+            if let Some(s) = self.still.as_mut() {
+                s.arrived_here = true;
+            }
+        }
+        self.current = Some(Dwelling { cell, since: time, last_seen: time, arrived });
     }
 
     /// What the page shows after the last update, at `time`.
@@ -199,15 +262,16 @@ impl DwellTracker {
             return Pointer { at: self.last_at, ..Pointer::default() };
         };
         let held = (d.last_seen.min(time) - d.since).max(0.0);
-        let resting = held > self.settings.max_dwell;
+        let resting = held > self.settings.max_dwell || !d.arrived;
         Pointer { at: self.last_at, cell: Some(d.cell), progress: if resting { 0.0 } else { (held / self.settings.dwell).min(1.0) }, resting }
     }
 
-    /// Ends the current dwell: a tap if it lasted the dwell time and no longer than the maximum.
+    /// Ends the current dwell: a tap if the fingertip was brought there and stayed the dwell
+    /// time and no longer than the maximum.
     fn end(&mut self, _time: f64) -> Option<Tap> {
         let d = self.current.take()?;
         let held = d.last_seen - d.since;
-        (held + 1e-9 >= self.settings.dwell && held <= self.settings.max_dwell).then_some(Tap {
+        (d.arrived && held + 1e-9 >= self.settings.dwell && held <= self.settings.max_dwell).then_some(Tap {
             cell: d.cell,
             dwell_start: d.since,
             dwell_end: d.last_seen,
@@ -239,7 +303,7 @@ mod tests {
         let mut taps = Vec::new();
         let mut t = start;
         for p in points {
-            taps.extend(tracker.update(t, *p));
+            taps.extend(tracker.update(t, *p, *p));
             t += 1.0 / FPS;
         }
         (taps, t)
@@ -328,6 +392,59 @@ mod tests {
         assert!(taps.is_empty(), "{taps:?}");
     }
 
+    /// Feeds a hand seen at FPS from `start`, its fingertip pointing or not.
+    fn feed_hand(tracker: &mut DwellTracker, start: f64, frames: &[(Option<[f64; 2]>, Option<[f64; 2]>)]) -> (Vec<Tap>, f64) {
+        let mut taps = Vec::new();
+        let mut t = start;
+        for &(fingertip, hand) in frames {
+            taps.extend(tracker.update(t, fingertip, hand));
+            t += 1.0 / FPS;
+        }
+        (taps, t)
+    }
+
+    #[test]
+    fn a_resting_hand_whose_fingertip_comes_onto_a_cell_without_moving_is_not_a_tap() {
+        let mut tracker = DwellTracker::new(DwellSettings::default(), 8, 8);
+        // Slid in from below, then still with its tip in the edge band for 1.2 s; then the
+        // estimate, a hundredth further in, is on cell (4, 7) for 1.2 s; then withdrawn.
+        let mut frames: Vec<_> = (0..5).map(|i| Some([4.1, 9.0 - 0.25 * i as f64])).map(|p| (p, p)).collect();
+        frames.extend(hold([4.12, 7.805], 1.2).into_iter().map(|p| (p, p)));
+        frames.extend(hold([4.13, 7.795], 1.2).into_iter().map(|p| (p, p)));
+        let (_, t) = feed_hand(&mut tracker, 0.0, &frames);
+        let p = tracker.pointer(t);
+        assert!(p.cell == Some([4, 7]) && p.resting && p.progress == 0.0, "{p:?}");
+        let (taps, t) = feed(&mut tracker, t, &none(0.5));
+        assert!(taps.is_empty(), "{taps:?}");
+        // A hand seen still for 1.3 s with a blunt tip (no pointing fingertip), then judged
+        // pointing where it lies, inside cell (7, 3), for 1.3 s.
+        let mut frames = vec![(None, Some([7.74, 3.36])); 20];
+        frames.extend(hold([7.74, 3.36], 1.3).into_iter().map(|p| (p, p)));
+        frames.extend(none(0.5).into_iter().map(|p| (p, p)));
+        let (taps, t) = feed_hand(&mut tracker, t, &frames);
+        assert!(taps.is_empty(), "{taps:?}");
+        // The same hand lifted and brought back to the same place: a tap.
+        let mut frames: Vec<_> = (0..5).map(|i| Some([9.0 - 0.25 * i as f64, 3.36])).map(|p| (p, p)).collect();
+        frames.extend(hold([7.74, 3.36], 0.9).into_iter().map(|p| (p, p)));
+        frames.extend(none(0.5).into_iter().map(|p| (p, p)));
+        let (taps, _) = feed_hand(&mut tracker, t, &frames);
+        assert_eq!(taps.iter().map(|t| t.cell).collect::<Vec<_>>(), vec![[7, 3]]);
+    }
+
+    #[test]
+    fn a_fingertip_brought_to_a_cell_lost_and_found_again_where_it_was_still_taps() {
+        let mut tracker = DwellTracker::new(DwellSettings::default(), 8, 6);
+        // Brought to (2, 2), pointing for 0.3 s, then judged blunt for 0.4 s (its hand still
+        // there), then pointing again for 0.8 s, then lifted.
+        let mut frames: Vec<_> = (0..6).map(|i| Some([2.5, 6.5 - 0.7 * i as f64])).map(|p| (p, p)).collect();
+        frames.extend(hold([2.5, 2.5], 0.3).into_iter().map(|p| (p, p)));
+        frames.extend(vec![(None, Some([2.52, 2.5])); 6]);
+        frames.extend(hold([2.5, 2.5], 0.8).into_iter().map(|p| (p, p)));
+        frames.extend(none(0.5).into_iter().map(|p| (p, p)));
+        let (taps, _) = feed_hand(&mut tracker, 0.0, &frames);
+        assert_eq!(taps.iter().map(|t| t.cell).collect::<Vec<_>>(), vec![[2, 2]]);
+    }
+
     #[test]
     fn trembling_on_a_line_and_a_lost_frame_keep_the_dwell() {
         let mut tracker = DwellTracker::new(DwellSettings::default(), 8, 6);
@@ -388,6 +505,8 @@ mod tests {
         assert!(bad.validate().unwrap_err().contains("edge band"));
         let bad = DwellSettings { settle: 0.7, ..DwellSettings::default() };
         assert!(bad.validate().unwrap_err().contains("settle"));
+        let bad = DwellSettings { arrival: -1.0, ..DwellSettings::default() };
+        assert!(bad.validate().unwrap_err().contains("arrival"));
         assert!(DwellSettings::default().validate().is_ok());
         for dwell in [0.1, 0.3, 0.6, 2.0, 10.0] {
             assert!(DwellSettings::for_dwell(dwell).validate().is_ok(), "dwell {dwell}");

@@ -465,6 +465,8 @@ pub struct TableWatcher {
     foreground: Foreground,
     dwell: DwellTracker,
     last_tip: Option<[f64; 2]>,
+    /// The tip of the hand followed when no pointing fingertip is on the grid, in frame pixels.
+    last_hand: Option<[f64; 2]>,
     /// The last frame's foreground and its regions (for pictures of what the camera saw).
     last_seen: (GrayImage, Vec<Reach>),
 }
@@ -478,6 +480,7 @@ impl TableWatcher {
             foreground: Foreground::new(foreground),
             dwell,
             last_tip: None,
+            last_hand: None,
             last_seen: (GrayImage::new(1, 1), Vec::new()),
         }
     }
@@ -521,7 +524,25 @@ impl TableWatcher {
             None => on_grid.iter().max_by(|a, b| a.2.total_cmp(&b.2)),
         };
         self.last_tip = chosen.map(|c| c.0);
-        let tap = self.dwell.update(time, chosen.map(|c| c.1));
+        // Without one, the hand followed (pointing or not, on the grid or off it) is still told
+        // to the dwell tracker: a hand that lay still before its fingertip counted on a cell
+        // was not brought there.
+        let hand = match chosen {
+            Some(&(px, cells, _)) => Some((px, cells)),
+            None => {
+                let hands = found.iter().filter_map(|r| {
+                    let px = [r.fingertip[0] * scale, r.fingertip[1] * scale];
+                    Some((px, self.map.to_cells(px)?, r.reach))
+                });
+                match self.last_hand {
+                    Some(last) => hands.min_by(|a, b| dist(a.0, last).total_cmp(&dist(b.0, last))),
+                    None => hands.max_by(|a, b| a.2.total_cmp(&b.2)),
+                }
+                .map(|(px, cells, _)| (px, cells))
+            }
+        };
+        self.last_hand = hand.map(|h| h.0);
+        let tap = self.dwell.update(time, chosen.map(|c| c.1), hand.map(|h| h.1));
         self.last_seen = (mask, found);
         Ok(TouchFrame { time, pointer: self.dwell.pointer(time), tap, fingertip_px: self.last_tip })
     }

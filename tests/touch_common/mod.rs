@@ -49,6 +49,11 @@ pub struct SessionResult {
     pub frame_notes: Vec<(f64, String)>,
 }
 
+/// The followed fingertip of a frame, in cells, for the frame notes.
+fn tip_note(tip: Option<&(f64, Option<[f64; 2]>)>) -> String {
+    tip.and_then(|(_, at)| *at).map_or("-".to_string(), |[x, y]| format!("{x:.2},{y:.2}"))
+}
+
 /// Four pictures a page could show: a grid in the scene's size, its cells coloured from `seed`.
 pub fn game_pictures(scene: &TableScene, seed: u64) -> Vec<RgbImage> {
     (0..4u64)
@@ -104,7 +109,7 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
             let action: String = frame.action.map_or("pause".to_string(), |a| format!("{:?}", script.actions[a])).chars().take(24).collect();
             result
                 .frame_notes
-                .push((frame.time_s, format!("{action} picture {} hands {} fg {share:.3} {regions:?}", frame.picture_index, frame.hands.len())));
+                .push((frame.time_s, format!("{action} picture {} hands {} fg {share:.3} tip {} {regions:?}", frame.picture_index, frame.hands.len(), tip_note(result.tips.last()))));
             seen.push((mask.clone(), reaches.to_vec()));
         }
     }

@@ -39,6 +39,19 @@ pub struct FingertipSettings {
     /// leaning person's shadow is slender too, but larger still.)
     #[serde(default = "default_slender_bulk")]
     pub slender_bulk: f64,
+    /// A region bulkier than this must end in a thinner tip, down to `BULKIEST_TIP_FILL` at
+    /// `max_bulk`: a hand seen without its arm is bulky but ends in a finger (bulk 0.44-0.53, tip
+    /// fill 0.17 in the rendered taps), while a leaning person's shadow ending in a point is
+    /// as bulky and blunter (bulk 0.58-0.63, tip fill 0.21-0.26; scenes 1420020, 1430020).
+    #[serde(default = "default_bulky")]
+    pub bulky: f64,
+}
+
+/// The fullest tip a region as bulky as `max_bulk` may end in.
+const BULKIEST_TIP_FILL: f64 = 0.16;
+
+fn default_bulky() -> f64 {
+    0.4
 }
 
 fn default_max_area() -> f64 {
@@ -63,7 +76,20 @@ impl Default for FingertipSettings {
             max_area: default_max_area(),
             max_bulk: default_max_bulk(),
             slender_bulk: default_slender_bulk(),
+            bulky: default_bulky(),
         }
+    }
+}
+
+impl FingertipSettings {
+    /// The fullest tip a finger of a region this bulky may have: `max_tip_fill` up to
+    /// `bulky`, then less in proportion, down to `BULKIEST_TIP_FILL` at `max_bulk`.
+    pub fn max_tip_fill_for(&self, bulk: f64) -> f64 {
+        if bulk <= self.bulky || self.max_bulk <= self.bulky {
+            return self.max_tip_fill;
+        }
+        let t = ((bulk - self.bulky) / (self.max_bulk - self.bulky)).min(1.0);
+        self.max_tip_fill + (BULKIEST_TIP_FILL.min(self.max_tip_fill) - self.max_tip_fill) * t
     }
 }
 
@@ -197,7 +223,7 @@ pub fn reaches(mask: &GrayImage, settings: &FingertipSettings, outside_picture: 
         let share = area[l] as f64 / (w * h) as f64;
         let arm_shaped =
             bulk <= settings.max_bulk && (share <= settings.max_area || (share <= settings.max_area * 1.5 && bulk <= settings.slender_bulk));
-        let pointing = reach >= min_reach * diagonal && tip_fill <= settings.max_tip_fill && off_border && arm_shaped;
+        let pointing = reach >= min_reach * diagonal && tip_fill <= settings.max_tip_fill_for(bulk) && off_border && arm_shaped;
         out.push(Reach { fingertip, entry, area: area[l], reach, tip_fill, bulk, pointing });
     }
     out.sort_by_key(|r| std::cmp::Reverse(r.area));
@@ -256,6 +282,33 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert!(found[0].tip_fill <= FingertipSettings::default().max_tip_fill, "a thin tip: {:?}", found[0]);
         assert!(!found[0].pointing, "too large a region for a hand: {:?}", found[0]);
+    }
+
+    #[test]
+    fn a_bulky_shadow_ending_in_a_point_is_not_a_finger_but_a_hand_seen_without_its_arm_is() {
+        // A leaning person's shadow at the top edge: a broad lobe narrowing to a blunt point.
+        let mut m = GrayImage::new(W, H);
+        let lobe = [
+            imageproc::point::Point::new(100, 0),
+            imageproc::point::Point::new(220, 0),
+            imageproc::point::Point::new(210, 40),
+            imageproc::point::Point::new(190, 60),
+            imageproc::point::Point::new(160, 100),
+            imageproc::point::Point::new(130, 60),
+            imageproc::point::Point::new(110, 40),
+        ];
+        imageproc::drawing::draw_polygon_mut(&mut m, &lobe, image::Luma([255]));
+        let found = reaches(&m, &FingertipSettings::default(), &|_, _| false);
+        let r = found[0];
+        let settings = FingertipSettings::default();
+        assert!(r.tip_fill <= settings.max_tip_fill && r.bulk > settings.bulky && r.bulk <= settings.max_bulk, "pointed, and bulky: {r:?}");
+        assert!(r.tip_fill > settings.max_tip_fill_for(r.bulk) && !r.pointing, "a shadow, not a finger: {r:?}");
+        // A hand whose arm is not seen: a palm at the bottom edge and one finger.
+        let mut m = GrayImage::new(W, H);
+        draw_filled_rect_mut(&mut m, Rect::at(127, 195).of_size(70, 45), image::Luma([255]));
+        draw_filled_rect_mut(&mut m, Rect::at(159, 150).of_size(7, 46), image::Luma([255]));
+        let r = reaches(&m, &FingertipSettings::default(), &|_, _| false)[0];
+        assert!(r.bulk > 0.4 && r.pointing, "{r:?}");
     }
 
     #[test]

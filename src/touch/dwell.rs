@@ -240,19 +240,15 @@ impl DwellTracker {
                 Some(Still { last_seen: time, arrived_here: s.arrived_here || dwelling_arrived, ..s })
             }
             (Some(h), _) => Some(Still { at: h, since: time, last_seen: time, arrived_here: dwelling_arrived }),
-            (None, Some(s)) if time - s.last_seen <= self.settings.gap => Some(s),
+            (None, Some(s)) if time - s.last_seen <= self.settings.gap => Some(Still { arrived_here: s.arrived_here || dwelling_arrived, ..s }),
             (None, _) => None,
         };
     }
 
     /// A dwell begins on `cell`: brought there unless its hand was still too long before.
     fn begin(&mut self, time: f64, cell: [usize; 2]) {
+        // (`note_hand` marks the stillness with this dwell's arrival from the next frame on.)
         let arrived = self.still.is_none_or(|s| s.arrived_here || time - s.since <= self.settings.arrival);
-        if arrived {
-            if let Some(s) = self.still.as_mut() {
-                s.arrived_here = true;
-            }
-        }
         self.current = Some(Dwelling { cell, since: time, last_seen: time, arrived });
     }
 

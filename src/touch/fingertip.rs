@@ -308,7 +308,7 @@ mod tests {
         draw_filled_rect_mut(&mut m, Rect::at(127, 195).of_size(70, 45), image::Luma([255]));
         draw_filled_rect_mut(&mut m, Rect::at(159, 150).of_size(7, 46), image::Luma([255]));
         let r = reaches(&m, &FingertipSettings::default(), &|_, _| false)[0];
-        assert!(r.bulk > 0.4 && r.pointing, "{r:?}");
+        assert!(r.bulk > settings.bulky && r.pointing, "{r:?}");
     }
 
     #[test]

@@ -509,42 +509,32 @@ impl TableWatcher {
         let scale = self.foreground.scale_to_frame(frame.cols());
         // Of the pointing hands whose fingertip is on the grid, the one nearest the last
         // fingertip (a second hand passing does not steal the dwell), else the farthest reach.
-        let on_grid: Vec<([f64; 2], [f64; 2], f64)> = found
-            .iter()
-            .filter(|r| r.pointing)
-            .filter_map(|r| {
-                let px = [r.fingertip[0] * scale, r.fingertip[1] * scale];
-                let cells = self.map.to_cells(px)?;
-                let inside = cells[0] >= 0.0 && cells[1] >= 0.0 && cells[0] < self.map.cols as f64 && cells[1] < self.map.rows as f64;
-                inside.then_some((px, cells, r.reach))
-            })
-            .collect();
-        let chosen = match self.last_tip {
-            Some(last) => on_grid.iter().min_by(|a, b| dist(a.0, last).total_cmp(&dist(b.0, last))),
-            None => on_grid.iter().max_by(|a, b| a.2.total_cmp(&b.2)),
+        // Each region's fingertip in frame pixels and in cells, with its reach.
+        let seen = |r: &Reach| {
+            let px = [r.fingertip[0] * scale, r.fingertip[1] * scale];
+            Some((px, self.map.to_cells(px)?, r.reach))
         };
+        let (cols, rows) = (self.map.cols as f64, self.map.rows as f64);
+        let on_grid = found.iter().filter(|r| r.pointing).filter_map(seen).filter(|(_, c, _)| c[0] >= 0.0 && c[1] >= 0.0 && c[0] < cols && c[1] < rows);
+        let chosen = follow(on_grid, self.last_tip);
         self.last_tip = chosen.map(|c| c.0);
         // Without one, the hand followed (pointing or not, on the grid or off it) is still told
         // to the dwell tracker: a hand that lay still before its fingertip counted on a cell
         // was not brought there.
-        let hand = match chosen {
-            Some(&(px, cells, _)) => Some((px, cells)),
-            None => {
-                let hands = found.iter().filter_map(|r| {
-                    let px = [r.fingertip[0] * scale, r.fingertip[1] * scale];
-                    Some((px, self.map.to_cells(px)?, r.reach))
-                });
-                match self.last_hand {
-                    Some(last) => hands.min_by(|a, b| dist(a.0, last).total_cmp(&dist(b.0, last))),
-                    None => hands.max_by(|a, b| a.2.total_cmp(&b.2)),
-                }
-                .map(|(px, cells, _)| (px, cells))
-            }
-        };
+        let hand = chosen.or_else(|| follow(found.iter().filter_map(seen), self.last_hand));
         self.last_hand = hand.map(|h| h.0);
         let tap = self.dwell.update(time, chosen.map(|c| c.1), hand.map(|h| h.1));
         self.last_seen = (mask, found);
         Ok(TouchFrame { time, pointer: self.dwell.pointer(time), tap, fingertip_px: self.last_tip })
+    }
+}
+
+/// Of hands (frame pixels, cells, reach), the one nearest the one followed last frame (a
+/// second hand passing does not steal it), else the one reaching farthest.
+fn follow(hands: impl Iterator<Item = ([f64; 2], [f64; 2], f64)>, last: Option<[f64; 2]>) -> Option<([f64; 2], [f64; 2], f64)> {
+    match last {
+        Some(last) => hands.min_by(|a, b| dist(a.0, last).total_cmp(&dist(b.0, last))),
+        None => hands.max_by(|a, b| a.2.total_cmp(&b.2)),
     }
 }
 

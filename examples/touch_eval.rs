@@ -5,7 +5,11 @@
 //! ```sh
 //! cargo run --example touch_eval -- distractors --first 30 --scenes 4
 //! cargo run --example touch_eval -- taps --first 40 --scenes 4
+//! cargo run --example touch_eval -- rests --first 62 --scenes 20
 //! ```
+//!
+//! `rests` renders arms resting at the edge alone, eight of two seconds each a scene (the
+//! tuning scenes 62-81 were read this way for the flat-hand rule).
 //!
 //! With `TOUCH_DEBUG_DIR=DIR`, the camera frame and the foreground mask in the middle of every
 //! false, missed or wrong-cell tap are written there, and every missed or wrong-cell tap is
@@ -17,7 +21,7 @@
 #[path = "../tests/touch_common/mod.rs"]
 mod touch_common;
 
-use boardwatch::synth::table::{random_distractor_script, random_table_scene, random_tap_script};
+use boardwatch::synth::table::{random_distractor_script, random_table_scene, random_tap_script, Side, TableAction, TableScript};
 use touch_common::{game_pictures, run_session, tap_session_line};
 
 const FPS: f64 = 12.0;
@@ -63,8 +67,9 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("distractors") => distractors(first, scenes),
         Some("taps") => taps(first, scenes),
+        Some("rests") => rests(first, scenes),
         _ => {
-            eprintln!("usage: touch_eval distractors|taps [--first N] [--scenes N]");
+            eprintln!("usage: touch_eval distractors|taps|rests [--first N] [--scenes N]");
             std::process::exit(2);
         }
     }
@@ -88,6 +93,29 @@ fn distractors(first: u64, scenes: u64) {
         seconds += r.seconds;
     }
     println!("{false_taps} false taps in {:.1} min", seconds / 60.0);
+}
+
+/// Arms resting at the edge alone, two seconds each (shorter than a resting finger's limit, so
+/// only the shape and the edge band keep them from tapping), from every side in turn.
+fn rests(first: u64, scenes: u64) {
+    let (mut false_taps, mut rests) = (0, 0);
+    for seed in first..first + scenes {
+        let scene = random_table_scene(seed);
+        let mut actions = Vec::new();
+        for side in Side::ALL.into_iter().chain(Side::ALL) {
+            actions.push(TableAction::Pause { seconds: 0.6 });
+            actions.push(TableAction::RestAtEdge { seconds: 2.0, side });
+        }
+        rests += 8;
+        let r = run_session(&scene, &TableScript { actions }, &game_pictures(&scene, seed), FPS, seed);
+        println!("rests scene {seed}: {}x{} cells, tilt {:.0}, {}x{} px, {} false taps", scene.cols, scene.rows, scene.camera.tilt_deg, scene.width, scene.height, r.false_taps);
+        for note in &r.false_tap_notes {
+            println!("  {note}");
+        }
+        print_frame_notes(&r);
+        false_taps += r.false_taps;
+    }
+    println!("{false_taps} false taps in {rests} rests");
 }
 
 fn taps(first: u64, scenes: u64) {

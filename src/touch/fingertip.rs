@@ -6,7 +6,8 @@
 //! animating, a piece moved by the game) does neither. The fingertip is the point of the region
 //! farthest from where the arm enters. A pointing finger ends in a thin tip; a head or a
 //! shoulder leaning in ends bluntly, so the share of the region near its farthest point tells
-//! them apart.
+//! them apart; closer up, a flat hand's fingers side by side fill more of it than one finger
+//! (`Reach::flat`).
 
 use image::GrayImage;
 use imageproc::region_labelling::{connected_components, Connectivity};
@@ -45,6 +46,17 @@ pub struct FingertipSettings {
     /// as bulky and blunter (bulk 0.58-0.63, tip fill 0.21-0.26; scenes 1420020, 1430020).
     #[serde(default = "default_bulky")]
     pub bulky: f64,
+    /// A tip fuller than this close up (share of the disc of half `tip_radius` covered) is a
+    /// flat hand's fingers side by side, not one finger: rendered arms resting at the table's
+    /// edge fill 0.26-0.38 of it during their rests, fingers pointing near the grid's edge 0.09
+    /// to 0.30 (99% of frames; tuning scenes 62-81 and 940001-940010). The watcher takes a flat
+    /// hand at the grid's edge for a resting one.
+    #[serde(default = "default_flat_near_fill")]
+    pub flat_near_fill: f64,
+}
+
+fn default_flat_near_fill() -> f64 {
+    0.3
 }
 
 /// The fullest tip a region as bulky as `max_bulk` may end in.
@@ -77,6 +89,7 @@ impl Default for FingertipSettings {
             max_bulk: default_max_bulk(),
             slender_bulk: default_slender_bulk(),
             bulky: default_bulky(),
+            flat_near_fill: default_flat_near_fill(),
         }
     }
 }
@@ -107,6 +120,10 @@ pub struct Reach {
     pub reach: f64,
     /// Share of the disc around the farthest point covered by the region.
     pub tip_fill: f64,
+    /// Share of the disc of half that radius covered.
+    pub near_fill: f64,
+    /// The tip is as full close up as a flat hand's fingers side by side (`flat_near_fill`).
+    pub flat: bool,
     /// The region's area over its reach squared: about 0.2 for an arm, 1 or more for a head
     /// and shoulders leaning in.
     pub bulk: f64,
@@ -190,17 +207,25 @@ pub fn reaches(mask: &GrayImage, settings: &FingertipSettings, outside_picture: 
         let (y0, y1) = ((tip[1] - r).max(0.0) as u32, ((tip[1] + r) as u32).min(h - 1));
         let pad_r = r * 0.3;
         let (mut inside, mut disc, mut pad) = (0usize, 0usize, (0.0f64, 0.0f64, 0usize));
+        let (mut near_inside, mut near_disc) = (0usize, 0usize);
+        let near_r = r * 0.5;
         for y in y0..=y1 {
             for x in x0..=x1 {
                 let d2 = (x as f64 - tip[0]).powi(2) + (y as f64 - tip[1]).powi(2);
                 if d2 <= r * r {
                     disc += 1;
                 }
+                if d2 <= near_r * near_r {
+                    near_disc += 1;
+                }
                 if labels.get_pixel(x, y)[0] as usize != l {
                     continue;
                 }
                 if d2 <= r * r {
                     inside += 1;
+                }
+                if d2 <= near_r * near_r {
+                    near_inside += 1;
                 }
                 if d2 <= pad_r * pad_r {
                     pad.0 += x as f64;
@@ -211,6 +236,7 @@ pub fn reaches(mask: &GrayImage, settings: &FingertipSettings, outside_picture: 
         }
         // Only the part of the disc inside the image counts.
         let tip_fill = inside as f64 / disc.max(1) as f64;
+        let near_fill = near_inside as f64 / near_disc.max(1) as f64;
         let fingertip = if pad.2 > 0 { [pad.0 / pad.2 as f64, pad.1 / pad.2 as f64] } else { tip };
         // A farthest point on the image border is a region lying along it, not a finger
         // pointing into the picture.
@@ -224,7 +250,7 @@ pub fn reaches(mask: &GrayImage, settings: &FingertipSettings, outside_picture: 
         let arm_shaped =
             bulk <= settings.max_bulk && (share <= settings.max_area || (share <= settings.max_area * 1.5 && bulk <= settings.slender_bulk));
         let pointing = reach >= min_reach * diagonal && tip_fill <= settings.max_tip_fill_for(bulk) && off_border && arm_shaped;
-        out.push(Reach { fingertip, entry, area: area[l], reach, tip_fill, bulk, pointing });
+        out.push(Reach { fingertip, entry, area: area[l], reach, tip_fill, near_fill, flat: near_fill > settings.flat_near_fill, bulk, pointing });
     }
     out.sort_by_key(|r| std::cmp::Reverse(r.area));
     out
@@ -257,6 +283,20 @@ mod tests {
         assert!(r.pointing, "{r:?}");
         assert!((r.fingertip[0] - 160.0).abs() < 3.0 && (r.fingertip[1] - 70.0).abs() < 6.0, "{r:?}");
         assert!((r.entry[1] - 239.0).abs() < 1e-9, "enters at the bottom edge: {r:?}");
+    }
+
+    #[test]
+    fn a_flat_hands_fingers_side_by_side_are_flat_close_up_and_a_pointing_finger_is_not() {
+        let settings = FingertipSettings::default();
+        let finger = reaches(&pointing_arm(), &settings, &|_, _| false)[0];
+        assert!(finger.pointing && !finger.flat, "{finger:?}");
+        // A flat hand from the left edge, 12 pixels wide, its fingertips' line rounded.
+        let mut m = GrayImage::new(W, H);
+        draw_filled_rect_mut(&mut m, Rect::at(0, 121).of_size(40, 12), image::Luma([255]));
+        draw_filled_circle_mut(&mut m, (40, 127), 6, image::Luma([255]));
+        let flat = reaches(&m, &settings, &|_, _| false)[0];
+        assert!(flat.tip_fill <= settings.max_tip_fill, "as thin as a finger at the tip radius: {flat:?}");
+        assert!(flat.near_fill > settings.flat_near_fill && flat.flat, "{flat:?}");
     }
 
     #[test]

@@ -515,7 +515,14 @@ impl TableWatcher {
             Some((px, self.map.to_cells(px)?, r.reach))
         };
         let (cols, rows) = (self.map.cols as f64, self.map.rows as f64);
-        let on_grid = found.iter().filter(|r| r.pointing).filter_map(seen).filter(|(_, c, _)| c[0] >= 0.0 && c[1] >= 0.0 && c[0] < cols && c[1] < rows);
+        let on_grid = found
+            .iter()
+            .filter(|r| r.pointing)
+            .filter_map(|r| {
+                let entry = self.map.to_cells([r.entry[0] * scale, r.entry[1] * scale]);
+                seen(r).filter(|(_, c, _)| !(r.flat && entry.is_some_and(|e| rests_across_an_edge(*c, e, cols, rows))))
+            })
+            .filter(|(_, c, _)| c[0] >= 0.0 && c[1] >= 0.0 && c[0] < cols && c[1] < rows);
         let chosen = follow(on_grid, self.last_tip);
         self.last_tip = chosen.map(|c| c.0);
         // Without one, the hand followed (pointing or not, on the grid or off it) is still told
@@ -527,6 +534,23 @@ impl TableWatcher {
         self.last_seen = (mask, found);
         Ok(TouchFrame { time, pointer: self.dwell.pointer(time), tap, fingertip_px: self.last_tip })
     }
+}
+
+/// A fingertip this close to the grid's outer edge (in cells) is in the outer half of a
+/// border cell, where the fingers of a hand resting at the table's edge lie.
+const EDGE_ZONE: f64 = 0.5;
+
+/// Whether a hand whose fingertip and arm's entry are at `tip` and `entry` (in cells) lies across
+/// an edge of the grid as a resting hand does: the fingertip within `EDGE_ZONE` of that edge (or
+/// beyond it) and the arm going out over it, within 45 degrees of square to it. A flat hand so
+/// (fingers side by side, `Reach::flat`) rests at the edge and does not point; a flat-looking
+/// tip elsewhere is a finger with its shadow, or one reaching along the edge to a corner cell
+/// (rendered tap scene 930010), and a finger may point anywhere.
+fn rests_across_an_edge(tip: [f64; 2], entry: [f64; 2], cols: f64, rows: f64) -> bool {
+    let (dx, dy) = (entry[0] - tip[0], entry[1] - tip[1]);
+    // Per edge: the tip's distance inside it, and the arm's run outward across it and along it.
+    let edges = [(tip[0], -dx, dy), (cols - tip[0], dx, dy), (tip[1], -dy, dx), (rows - tip[1], dy, dx)];
+    edges.iter().any(|&(inside, outward, along)| inside < EDGE_ZONE && outward > along.abs())
 }
 
 /// Of hands (frame pixels, cells, reach), the one nearest the one followed last frame (a
@@ -676,5 +700,62 @@ mod tests {
             }
             assert!(found.is_empty(), "frame {k} after the page changed: nothing reaches in, yet {found:?}");
         }
+    }
+
+    /// A watcher of an 8x8 grid over the picture (cells 30 by 25 pixels) and the taps it finds
+    /// in a second of frames where a hand of grey 60 reaches in from the left border to (52,
+    /// 127), 0.4 of a cell inside the left column: a finger 4 pixels wide, or a flat hand 12
+    /// pixels wide ending in its fingers' round line (as thin a tip as a finger's at the tip
+    /// radius, fuller close up).
+    fn taps_of_a_hand_at_the_left_edge(flat: bool) -> (Vec<Tap>, Vec<Pointer>, Vec<Reach>) {
+        let map = GridMap { cols: 8, rows: 8, camera_to_rect: [[1.0 / 240.0, 0.0, -40.0 / 240.0], [0.0, 1.0 / 200.0, -20.0 / 200.0], [0.0, 0.0, 1.0]], image_size: [320, 240] };
+        let mut watcher = TableWatcher::new(map, ForegroundSettings::default(), DwellSettings::default());
+        let empty = arm_frame(100.0, 210.0, None, 0);
+        let mut hand = empty.clone();
+        let grey = Scalar::all(60.0);
+        if flat {
+            imgproc::rectangle(&mut hand, Rect::new(0, 121, 46, 12), grey, imgproc::FILLED, imgproc::LINE_8, 0).unwrap();
+            imgproc::ellipse(&mut hand, core::Point::new(46, 127), core::Size::new(6, 6), 0.0, -90.0, 90.0, grey, imgproc::FILLED, imgproc::LINE_8, 0)
+                .unwrap();
+        } else {
+            imgproc::rectangle(&mut hand, Rect::new(0, 115, 38, 24), grey, imgproc::FILLED, imgproc::LINE_8, 0).unwrap();
+            imgproc::rectangle(&mut hand, Rect::new(34, 125, 19, 4), grey, imgproc::FILLED, imgproc::LINE_8, 0).unwrap();
+        }
+        let (mut taps, mut pointers, mut regions, mut t) = (Vec::new(), Vec::new(), Vec::new(), 0.0);
+        for (k, frame) in std::iter::repeat_n(&empty, 6).chain(std::iter::repeat_n(&hand, 12)).chain(std::iter::repeat_n(&empty, 6)).enumerate() {
+            let seen = watcher.frame(t, frame).unwrap();
+            taps.extend(seen.tap);
+            pointers.push(seen.pointer);
+            if k == 10 {
+                regions = watcher.last_seen().1.to_vec();
+            }
+            t += 1.0 / 12.0;
+        }
+        (taps, pointers, regions)
+    }
+
+    #[test]
+    fn a_flat_hand_resting_at_the_grids_edge_is_no_tap_but_a_finger_pointing_there_is() {
+        let (taps, _, _) = taps_of_a_hand_at_the_left_edge(false);
+        assert_eq!(taps.len(), 1, "{taps:?}");
+        assert_eq!(taps[0].cell, [0, 4]);
+        let (taps, pointers, regions) = taps_of_a_hand_at_the_left_edge(true);
+        assert!(regions.iter().any(|r| r.pointing && r.flat), "thin enough a tip to point, flat close up: {regions:?}");
+        assert!(taps.is_empty(), "{taps:?}");
+        assert!(pointers.iter().all(|p| p.cell.is_none()), "{pointers:?}");
+    }
+
+    #[test]
+    fn a_hand_rests_across_an_edge_when_its_tip_is_in_the_outer_half_of_a_border_cell_and_its_arm_goes_out_over_that_edge() {
+        // 8x8: across the bottom edge, square and turned 30 degrees; across the left edge.
+        assert!(rests_across_an_edge([3.5, 7.7], [3.5, 12.0], 8.0, 8.0));
+        assert!(rests_across_an_edge([3.5, 7.7], [5.8, 11.7], 8.0, 8.0));
+        assert!(rests_across_an_edge([0.3, 4.0], [-5.0, 4.5], 8.0, 8.0));
+        // Further in than half a cell; or along the bottom edge to the corner cell.
+        assert!(!rests_across_an_edge([3.5, 7.4], [3.5, 12.0], 8.0, 8.0));
+        assert!(!rests_across_an_edge([0.4, 7.6], [12.0, 8.6], 8.0, 8.0));
+        // A hand reaching across the board from the top to the bottom row: its arm goes out
+        // over the top edge.
+        assert!(!rests_across_an_edge([4.0, 7.7], [4.0, -4.0], 8.0, 8.0));
     }
 }

@@ -210,11 +210,12 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
 /// whether it points.
 fn reach_note(r: &boardwatch::touch::fingertip::Reach, mask: &image::GrayImage) -> String {
     format!(
-        "area {:.3} reach {:.0} bulk {:.2} fill {:.2} pointing {}",
+        "area {:.3} reach {:.0} bulk {:.2} fill {:.2} near {:.2} pointing {}",
         r.area as f64 / mask.len().max(1) as f64,
         r.reach,
         r.bulk,
         r.tip_fill,
+        r.near_fill,
         r.pointing
     )
 }

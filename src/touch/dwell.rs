@@ -163,6 +163,9 @@ struct Still {
     /// A dwell of a fingertip brought to its cell was under way while the hand was still here:
     /// a dwell begun again on the same spot (the fingertip lost and found) was brought there too.
     arrived_here: bool,
+    /// The hand was seen resting here (`DwellTracker::hand_rests`): its fingertip was not lost
+    /// but lying at rest, so no dwell begun again on this spot was brought there.
+    rested: bool,
 }
 
 /// Turns a stream of fingertip positions into taps.
@@ -237,12 +240,25 @@ impl DwellTracker {
         let dwelling_arrived = self.current.is_some_and(|d| d.arrived);
         self.still = match (hand, self.still) {
             (Some(h), Some(s)) if (h[0] - s.at[0]).hypot(h[1] - s.at[1]) <= STILL_RADIUS => {
-                Some(Still { last_seen: time, arrived_here: s.arrived_here || dwelling_arrived, ..s })
+                Some(Still { last_seen: time, arrived_here: !s.rested && (s.arrived_here || dwelling_arrived), ..s })
             }
-            (Some(h), _) => Some(Still { at: h, since: time, last_seen: time, arrived_here: dwelling_arrived }),
-            (None, Some(s)) if time - s.last_seen <= self.settings.gap => Some(Still { arrived_here: s.arrived_here || dwelling_arrived, ..s }),
+            (Some(h), _) => Some(Still { at: h, since: time, last_seen: time, arrived_here: dwelling_arrived, rested: false }),
+            (None, Some(s)) if time - s.last_seen <= self.settings.gap => {
+                Some(Still { arrived_here: !s.rested && (s.arrived_here || dwelling_arrived), ..s })
+            }
             (None, _) => None,
         };
+    }
+
+    /// After this frame's `update`: the hand told was seen lying at rest (a flat hand across the
+    /// grid's edge), not pointing. While it stays where it is, a dwell begun there again is not a
+    /// fingertip lost and found but a resting hand judged pointing by turns (rendered distractor
+    /// scene 1450018): it gives no tap unless the hand was brought there within `arrival`.
+    pub fn hand_rests(&mut self) {
+        if let Some(s) = self.still.as_mut() {
+            s.rested = true;
+            s.arrived_here = false;
+        }
     }
 
     /// A dwell begins on `cell`: brought there unless its hand was still too long before.
@@ -439,6 +455,39 @@ mod tests {
         frames.extend(none(0.5).into_iter().map(|p| (p, p)));
         let (taps, _) = feed_hand(&mut tracker, 0.0, &frames);
         assert_eq!(taps.iter().map(|t| t.cell).collect::<Vec<_>>(), vec![[2, 2]]);
+    }
+
+    #[test]
+    fn a_fingertip_judged_resting_then_pointing_where_its_hand_lay_still_is_not_a_tap() {
+        // As above, but the hand is judged resting (not merely blunt) while its fingertip is
+        // lost: a flat hand at the edge, seen pointing by turns.
+        let mut tracker = DwellTracker::new(DwellSettings::default(), 8, 6);
+        let mut t = 0.0;
+        let mut taps = Vec::new();
+        let mut step = |tracker: &mut DwellTracker, fingertip: Option<[f64; 2]>, hand: Option<[f64; 2]>, rests: bool| {
+            taps.extend(tracker.update(t, fingertip, hand));
+            if rests {
+                tracker.hand_rests();
+            }
+            t += 1.0 / FPS;
+        };
+        for i in 0..6 {
+            let p = Some([2.5, 6.5 - 0.7 * i as f64]);
+            step(&mut tracker, p, p, false);
+        }
+        for _ in 0..5 {
+            step(&mut tracker, Some([2.5, 2.5]), Some([2.5, 2.5]), false);
+        }
+        for _ in 0..6 {
+            step(&mut tracker, None, Some([2.52, 2.5]), true);
+        }
+        for _ in 0..12 {
+            step(&mut tracker, Some([2.5, 2.5]), Some([2.5, 2.5]), false);
+        }
+        for _ in 0..8 {
+            step(&mut tracker, None, None, false);
+        }
+        assert!(taps.is_empty(), "{taps:?}");
     }
 
     #[test]

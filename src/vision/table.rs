@@ -515,13 +515,13 @@ impl TableWatcher {
             Some((px, self.map.to_cells(px)?, r.reach))
         };
         let (cols, rows) = (self.map.cols as f64, self.map.rows as f64);
+        let resting = |r: &Reach, c: [f64; 2]| {
+            r.flat && self.map.to_cells([r.entry[0] * scale, r.entry[1] * scale]).is_some_and(|e| rests_across_an_edge(c, e, cols, rows))
+        };
         let on_grid = found
             .iter()
             .filter(|r| r.pointing)
-            .filter_map(|r| {
-                let entry = self.map.to_cells([r.entry[0] * scale, r.entry[1] * scale]);
-                seen(r).filter(|(_, c, _)| !(r.flat && entry.is_some_and(|e| rests_across_an_edge(*c, e, cols, rows))))
-            })
+            .filter_map(|r| seen(r).filter(|(_, c, _)| !resting(r, *c)))
             .filter(|(_, c, _)| c[0] >= 0.0 && c[1] >= 0.0 && c[0] < cols && c[1] < rows);
         let chosen = follow(on_grid, self.last_tip);
         self.last_tip = chosen.map(|c| c.0);
@@ -531,6 +531,10 @@ impl TableWatcher {
         let hand = chosen.or_else(|| follow(found.iter().filter_map(seen), self.last_hand));
         self.last_hand = hand.map(|h| h.0);
         let tap = self.dwell.update(time, chosen.map(|c| c.1), hand.map(|h| h.1));
+        // The hand followed lies flat across the edge: resting, not a fingertip lost.
+        if chosen.is_none() && hand.is_some_and(|h| found.iter().any(|r| r.pointing && seen(r).is_some_and(|s| s.0 == h.0 && resting(r, s.1)))) {
+            self.dwell.hand_rests();
+        }
         self.last_seen = (mask, found);
         Ok(TouchFrame { time, pointer: self.dwell.pointer(time), tap, fingertip_px: self.last_tip })
     }

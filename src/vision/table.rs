@@ -507,32 +507,36 @@ impl TableWatcher {
     pub fn frame(&mut self, time: f64, frame: &Mat) -> Result<TouchFrame, VisionError> {
         let (mask, found) = self.foreground.update(frame, self.outline)?;
         let scale = self.foreground.scale_to_frame(frame.cols());
-        // Of the pointing hands whose fingertip is on the grid, the one nearest the last
-        // fingertip (a second hand passing does not steal the dwell), else the farthest reach.
-        // Each region's fingertip in frame pixels and in cells, with its reach.
-        let seen = |r: &Reach| {
-            let px = [r.fingertip[0] * scale, r.fingertip[1] * scale];
-            Some((px, self.map.to_cells(px)?, r.reach))
-        };
+        // Every region's fingertip in frame pixels and in cells, once.
         let (cols, rows) = (self.map.cols as f64, self.map.rows as f64);
-        let resting = |r: &Reach, c: [f64; 2]| {
-            r.flat && self.map.to_cells([r.entry[0] * scale, r.entry[1] * scale]).is_some_and(|e| rests_across_an_edge(c, e, cols, rows))
-        };
-        let on_grid = found
+        let hands: Vec<Hand> = found
             .iter()
-            .filter(|r| r.pointing)
-            .filter_map(|r| seen(r).filter(|(_, c, _)| !resting(r, *c)))
-            .filter(|(_, c, _)| c[0] >= 0.0 && c[1] >= 0.0 && c[0] < cols && c[1] < rows);
+            .filter_map(|r| {
+                let px = [r.fingertip[0] * scale, r.fingertip[1] * scale];
+                let cells = self.map.to_cells(px)?;
+                let resting = r.pointing
+                    && r.flat
+                    && self.map.to_cells([r.entry[0] * scale, r.entry[1] * scale]).is_some_and(|e| rests_across_an_edge(cells, e, cols, rows));
+                Some(Hand { px, cells, reach: r.reach, pointing: r.pointing, resting })
+            })
+            .collect();
+        // Of the pointing hands whose fingertip is on the grid (a flat hand lying across the
+        // edge rests, it does not point), the one nearest the last fingertip (a second hand
+        // passing does not steal the dwell), else the farthest reach.
+        let on_grid = hands.iter().filter(|h| {
+            let c = h.cells;
+            h.pointing && !h.resting && c[0] >= 0.0 && c[1] >= 0.0 && c[0] < cols && c[1] < rows
+        });
         let chosen = follow(on_grid, self.last_tip);
-        self.last_tip = chosen.map(|c| c.0);
+        self.last_tip = chosen.map(|c| c.px);
         // Without one, the hand followed (pointing or not, on the grid or off it) is still told
         // to the dwell tracker: a hand that lay still before its fingertip counted on a cell
         // was not brought there.
-        let hand = chosen.or_else(|| follow(found.iter().filter_map(seen), self.last_hand));
-        self.last_hand = hand.map(|h| h.0);
-        let tap = self.dwell.update(time, chosen.map(|c| c.1), hand.map(|h| h.1));
+        let hand = chosen.or_else(|| follow(hands.iter(), self.last_hand));
+        self.last_hand = hand.map(|h| h.px);
+        let tap = self.dwell.update(time, chosen.map(|c| c.cells), hand.map(|h| h.cells));
         // The hand followed lies flat across the edge: resting, not a fingertip lost.
-        if chosen.is_none() && hand.is_some_and(|h| found.iter().any(|r| r.pointing && seen(r).is_some_and(|s| s.0 == h.0 && resting(r, s.1)))) {
+        if hand.is_some_and(|h| h.resting) {
             self.dwell.hand_rests();
         }
         self.last_seen = (mask, found);
@@ -557,12 +561,24 @@ fn rests_across_an_edge(tip: [f64; 2], entry: [f64; 2], cols: f64, rows: f64) ->
     edges.iter().any(|&(inside, outward, along)| inside < EDGE_ZONE && outward > along.abs())
 }
 
-/// Of hands (frame pixels, cells, reach), the one nearest the one followed last frame (a
-/// second hand passing does not steal it), else the one reaching farthest.
-fn follow(hands: impl Iterator<Item = ([f64; 2], [f64; 2], f64)>, last: Option<[f64; 2]>) -> Option<([f64; 2], [f64; 2], f64)> {
+/// A region reaching in, as the watcher follows it.
+#[derive(Clone, Copy)]
+struct Hand {
+    /// The fingertip in frame pixels and in cells.
+    px: [f64; 2],
+    cells: [f64; 2],
+    reach: f64,
+    pointing: bool,
+    /// A pointing hand that lies flat across the grid's edge (`rests_across_an_edge`).
+    resting: bool,
+}
+
+/// Of hands, the one nearest the one followed last frame (a second hand passing does not
+/// steal it), else the one reaching farthest.
+fn follow<'a>(hands: impl Iterator<Item = &'a Hand>, last: Option<[f64; 2]>) -> Option<&'a Hand> {
     match last {
-        Some(last) => hands.min_by(|a, b| dist(a.0, last).total_cmp(&dist(b.0, last))),
-        None => hands.max_by(|a, b| a.2.total_cmp(&b.2)),
+        Some(last) => hands.min_by(|a, b| dist(a.px, last).total_cmp(&dist(b.px, last))),
+        None => hands.max_by(|a, b| a.reach.total_cmp(&b.reach)),
     }
 }
 

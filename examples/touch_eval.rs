@@ -14,7 +14,8 @@
 //! With `TOUCH_DEBUG_DIR=DIR`, the camera frame and the foreground mask in the middle of every
 //! false, missed or wrong-cell tap are written there, and every missed or wrong-cell tap is
 //! printed with the regions reaching in at the middle of its dwell; with `TOUCH_FRAME_NOTES=1`
-//! as well, every frame's foreground share and regions. The held-apart scenes are scored by
+//! as well, every frame's foreground share and regions; with `TOUCH_DUMP_AT=T1,T2` the camera
+//! frame and mask at those times (seconds) too. The held-apart scenes are scored by
 //! `tests/touch_sessions.rs` (`held_apart_scenes`), never here; once a held-apart set has been
 //! scored and reported it may be retired to tuning (`RETIRED`) and a fresh set frozen.
 
@@ -27,22 +28,24 @@ use touch_common::{game_pictures, run_session, tap_session_line};
 const FPS: f64 = 12.0;
 
 /// Held-apart sets already scored and reported (BENCHMARKS.md), since given over to tuning:
-/// taps 900001-900006, 910001-910006, 920001-920010, 930001-930010, 940001-940010 and
-/// 950001-950010, distractors 1400001-1400010, 1410001-1410010, 1420001-1420028,
-/// 1430001-1430028, 1440001-1440028 and 1450001-1450028.
-const RETIRED: [(u64, u64); 12] = [
+/// taps 900001-900006, 910001-910006, 920001-920010, 930001-930010, 940001-940010,
+/// 950001-950010 and 960001-960010, distractors 1400001-1400010, 1410001-1410010,
+/// 1420001-1420028, 1430001-1430028, 1440001-1440028, 1450001-1450028 and 1460001-1460028.
+const RETIRED: [(u64, u64); 14] = [
     (900_001, 900_006),
     (910_001, 910_006),
     (920_001, 920_010),
     (930_001, 930_010),
     (940_001, 940_010),
     (950_001, 950_010),
+    (960_001, 960_010),
     (1_400_001, 1_400_010),
     (1_410_001, 1_410_010),
     (1_420_001, 1_420_028),
     (1_430_001, 1_430_028),
     (1_440_001, 1_440_028),
     (1_450_001, 1_450_028),
+    (1_460_001, 1_460_028),
 ];
 
 fn is_tuning(first: u64, scenes: u64) -> bool {
@@ -90,6 +93,7 @@ fn distractors(first: u64, scenes: u64) {
             println!("  {note}");
         }
         println!("  tip fills, area shares and bulks of false taps {:.3?}", r.false_fills);
+        println!("  mean near fills of false taps on border cells {:.3?}", r.false_edge_nears);
         print_frame_notes(&r);
         false_taps += r.false_taps;
         seconds += r.seconds;
@@ -114,6 +118,7 @@ fn rests(first: u64, scenes: u64) {
         for note in &r.false_tap_notes {
             println!("  {note}");
         }
+        println!("  mean near fills of false taps on border cells {:.3?}", r.false_edge_nears);
         print_frame_notes(&r);
         false_taps += r.false_taps;
     }
@@ -121,7 +126,7 @@ fn rests(first: u64, scenes: u64) {
 }
 
 fn taps(first: u64, scenes: u64) {
-    let (mut right, mut intended, mut fills) = (0, 0, Vec::new());
+    let (mut right, mut intended, mut fills, mut nears) = (0, 0, Vec::new(), Vec::new());
     for seed in first..first + scenes {
         let scene = random_table_scene(seed);
         let script = random_tap_script(seed, scene.cols, scene.rows, 10);
@@ -147,9 +152,12 @@ fn taps(first: u64, scenes: u64) {
         right += r.right;
         intended += r.intended.len();
         fills.extend(r.right_fills);
+        nears.extend(r.right_edge_nears);
     }
     fills.sort_by(|a, b| a.2.total_cmp(&b.2));
+    nears.sort_by(f64::total_cmp);
     println!("{right} of {intended} taps right; tip fills, area shares and bulks (by bulk) {fills:.3?}");
+    println!("mean near fills over the dwells of taps found on border cells (sorted) {nears:.3?}");
 }
 
 /// With `TOUCH_FRAME_NOTES` (and `TOUCH_DEBUG_DIR`): every frame's foreground and regions.

@@ -56,7 +56,7 @@ fn default_arrival() -> f64 {
 /// A hand whose tip stays within this many cells of where it stopped is still: more than a
 /// resting hand's tip trembles in its estimate (a few hundredths), less than a finger brought
 /// to a cell moves in its last frames.
-const STILL_RADIUS: f64 = 0.15;
+pub const STILL_RADIUS: f64 = 0.15;
 
 fn default_edge_band() -> f64 {
     0.2

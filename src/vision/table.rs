@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::{fit_h, VisionError};
-use crate::touch::dwell::{DwellSettings, DwellTracker, Pointer, Tap};
+use crate::touch::dwell::{DwellSettings, DwellTracker, Pointer, Tap, STILL_RADIUS};
 use crate::touch::fingertip::{reaches, FingertipSettings, Reach};
 use crate::touch::grid_map::{apply, invert, GridMap, Homography};
 use crate::touch::pattern::CalibrationPattern;
@@ -467,6 +467,8 @@ pub struct TableWatcher {
     last_tip: Option<[f64; 2]>,
     /// The tip of the hand followed when no pointing fingertip is on the grid, in frame pixels.
     last_hand: Option<[f64; 2]>,
+    /// The hand followed, while it lies still: its flatness judged over those frames.
+    settled: Option<Settled>,
     /// The last frame's foreground and its regions (for pictures of what the camera saw).
     last_seen: (GrayImage, Vec<Reach>),
 }
@@ -481,6 +483,7 @@ impl TableWatcher {
             dwell,
             last_tip: None,
             last_hand: None,
+            settled: None,
             last_seen: (GrayImage::new(1, 1), Vec::new()),
         }
     }
@@ -509,15 +512,18 @@ impl TableWatcher {
         let scale = self.foreground.scale_to_frame(frame.cols());
         // Every region's fingertip in frame pixels and in cells, once.
         let (cols, rows) = (self.map.cols as f64, self.map.rows as f64);
+        let settled = self.settled;
         let hands: Vec<Hand> = found
             .iter()
             .filter_map(|r| {
                 let px = [r.fingertip[0] * scale, r.fingertip[1] * scale];
                 let cells = self.map.to_cells(px)?;
+                // Flat in this frame, or on average over the frames it has lain still.
+                let flat = r.flat || settled.is_some_and(|s| s.flat_with(cells, r.near_fill));
                 let resting = r.pointing
-                    && r.flat
+                    && flat
                     && self.map.to_cells([r.entry[0] * scale, r.entry[1] * scale]).is_some_and(|e| rests_across_an_edge(cells, e, cols, rows));
-                Some(Hand { px, cells, reach: r.reach, pointing: r.pointing, resting })
+                Some(Hand { px, cells, reach: r.reach, near_fill: r.near_fill, pointing: r.pointing, resting })
             })
             .collect();
         // Of the pointing hands whose fingertip is on the grid (a flat hand lying across the
@@ -534,6 +540,10 @@ impl TableWatcher {
         // was not brought there.
         let hand = chosen.or_else(|| follow(hands.iter(), self.last_hand));
         self.last_hand = hand.map(|h| h.px);
+        self.settled = hand.map(|h| match self.settled {
+            Some(s) if dist(s.at, h.cells) <= STILL_RADIUS => Settled { near_sum: s.near_sum + h.near_fill, frames: s.frames + 1, ..s },
+            _ => Settled { at: h.cells, near_sum: h.near_fill, frames: 1 },
+        });
         let tap = self.dwell.update(time, chosen.map(|c| c.cells), hand.map(|h| h.cells));
         // The hand followed lies flat across the edge: resting, not a fingertip lost.
         if hand.is_some_and(|h| h.resting) {
@@ -554,11 +564,42 @@ const EDGE_ZONE: f64 = 0.5;
 /// (fingers side by side, `Reach::flat`) rests at the edge and does not point; a flat-looking
 /// tip elsewhere is a finger with its shadow, or one reaching along the edge to a corner cell
 /// (rendered tap scene 930010), and a finger may point anywhere.
-fn rests_across_an_edge(tip: [f64; 2], entry: [f64; 2], cols: f64, rows: f64) -> bool {
+pub fn rests_across_an_edge(tip: [f64; 2], entry: [f64; 2], cols: f64, rows: f64) -> bool {
     let (dx, dy) = (entry[0] - tip[0], entry[1] - tip[1]);
     // Per edge: the tip's distance inside it, and the arm's run outward across it and along it.
     let edges = [(tip[0], -dx, dy), (cols - tip[0], dx, dy), (tip[1], -dy, dx), (rows - tip[1], dy, dx)];
     edges.iter().any(|&(inside, outward, along)| inside < EDGE_ZONE && outward > along.abs())
+}
+
+/// A hand that has lain still this many frames (with the present one) is judged flat or not by
+/// its mean `Reach::near_fill` over them, against `SETTLED_FLAT_NEAR_FILL`.
+const SETTLED_FRAMES: u32 = 3;
+
+/// A hand lying still whose tip fills this much close up on average is flat. A resting arm's
+/// fingers whose fill sits on `FingertipSettings::flat_near_fill` (0.29-0.31 frame by frame,
+/// 0.295 on average; rendered distractor 1450021) are flat and pointing by turns frame by
+/// frame, but flat on average; fingers of taps lying across the edge as a resting hand does
+/// filled at most 0.273 on average over their dwells (24 taps of the retired sets
+/// 940001-960010, 0.12-0.27). A thin margin either side: hand-made cues end here.
+const SETTLED_FLAT_NEAR_FILL: f64 = 0.285;
+
+/// The hand followed while its tip stays within `STILL_RADIUS` of where it stopped (in cells),
+/// with its near fills summed over those frames.
+#[derive(Clone, Copy, Debug)]
+struct Settled {
+    at: [f64; 2],
+    near_sum: f64,
+    frames: u32,
+}
+
+impl Settled {
+    /// Whether a hand at `cells` whose near fill this frame is `near_fill` is this hand still
+    /// lying where it stopped, flat on average over those frames.
+    fn flat_with(&self, cells: [f64; 2], near_fill: f64) -> bool {
+        dist(self.at, cells) <= STILL_RADIUS
+            && self.frames + 1 >= SETTLED_FRAMES
+            && (self.near_sum + near_fill) / (self.frames + 1) as f64 > SETTLED_FLAT_NEAR_FILL
+    }
 }
 
 /// A region reaching in, as the watcher follows it.
@@ -568,6 +609,7 @@ struct Hand {
     px: [f64; 2],
     cells: [f64; 2],
     reach: f64,
+    near_fill: f64,
     pointing: bool,
     /// A pointing hand that lies flat across the grid's edge (`rests_across_an_edge`).
     resting: bool,
@@ -724,18 +766,19 @@ mod tests {
 
     /// A watcher of an 8x8 grid over the picture (cells 30 by 25 pixels) and the taps it finds
     /// in a second of frames where a hand of grey 60 reaches in from the left border to (52,
-    /// 127), 0.4 of a cell inside the left column: a finger 4 pixels wide, or a flat hand 12
-    /// pixels wide ending in its fingers' round line (as thin a tip as a finger's at the tip
-    /// radius, fuller close up).
-    fn taps_of_a_hand_at_the_left_edge(flat: bool) -> (Vec<Tap>, Vec<Pointer>, Vec<Reach>) {
+    /// 127), 0.4 of a cell inside the left column: a finger 4 pixels wide (`None`), or a flat
+    /// hand `Some(width)` pixels wide ending in its fingers' round line (12: as thin a tip as a
+    /// finger's at the tip radius, fuller close up).
+    fn taps_of_a_hand_at_the_left_edge(flat: Option<i32>) -> (Vec<Tap>, Vec<Pointer>, Vec<Reach>) {
         let map = GridMap { cols: 8, rows: 8, camera_to_rect: [[1.0 / 240.0, 0.0, -40.0 / 240.0], [0.0, 1.0 / 200.0, -20.0 / 200.0], [0.0, 0.0, 1.0]], image_size: [320, 240] };
         let mut watcher = TableWatcher::new(map, ForegroundSettings::default(), DwellSettings::default());
         let empty = arm_frame(100.0, 210.0, None, 0);
         let mut hand = empty.clone();
         let grey = Scalar::all(60.0);
-        if flat {
-            imgproc::rectangle(&mut hand, Rect::new(0, 121, 46, 12), grey, imgproc::FILLED, imgproc::LINE_8, 0).unwrap();
-            imgproc::ellipse(&mut hand, core::Point::new(46, 127), core::Size::new(6, 6), 0.0, -90.0, 90.0, grey, imgproc::FILLED, imgproc::LINE_8, 0)
+        if let Some(width) = flat {
+            let half = width / 2;
+            imgproc::rectangle(&mut hand, Rect::new(0, 127 - half, 52 - half, width), grey, imgproc::FILLED, imgproc::LINE_8, 0).unwrap();
+            imgproc::ellipse(&mut hand, core::Point::new(52 - half, 127), core::Size::new(half, half), 0.0, -90.0, 90.0, grey, imgproc::FILLED, imgproc::LINE_8, 0)
                 .unwrap();
         } else {
             imgproc::rectangle(&mut hand, Rect::new(0, 115, 38, 24), grey, imgproc::FILLED, imgproc::LINE_8, 0).unwrap();
@@ -756,14 +799,34 @@ mod tests {
 
     #[test]
     fn a_flat_hand_resting_at_the_grids_edge_is_no_tap_but_a_finger_pointing_there_is() {
-        let (taps, _, _) = taps_of_a_hand_at_the_left_edge(false);
+        let (taps, _, _) = taps_of_a_hand_at_the_left_edge(None);
         assert_eq!(taps.len(), 1, "{taps:?}");
         assert_eq!(taps[0].cell, [0, 4]);
-        let (taps, pointers, regions) = taps_of_a_hand_at_the_left_edge(true);
+        let (taps, pointers, regions) = taps_of_a_hand_at_the_left_edge(Some(12));
         assert!(regions.iter().any(|r| r.pointing && r.flat), "thin enough a tip to point, flat close up: {regions:?}");
         assert!(taps.is_empty(), "{taps:?}");
         assert!(pointers.iter().all(|p| p.cell.is_none()), "{pointers:?}");
     }
+
+    #[test]
+    fn a_hand_resting_at_the_grids_edge_flat_on_average_but_not_frame_by_frame_is_no_tap() {
+        // Narrower than the flat hand above: not flat in any one frame, flat over the frames it
+        // lies still (a resting arm's fingers on the threshold, rendered distractor 1450021).
+        let (taps, pointers, regions) = taps_of_a_hand_at_the_left_edge(Some(WIDTH_ON_THE_THRESHOLD));
+        let settings = FingertipSettings::default();
+        assert!(
+            regions.iter().any(|r| r.pointing && !r.flat && r.near_fill > SETTLED_FLAT_NEAR_FILL && r.near_fill <= settings.flat_near_fill),
+            "points, and is flat on average only: {regions:?}"
+        );
+        assert!(taps.is_empty(), "{taps:?}");
+        // Followed only until it has lain still the frames it takes to judge: the ring never
+        // fills halfway.
+        assert!(pointers.iter().all(|p| p.progress < 0.5), "{pointers:?}");
+    }
+
+    /// Width of a flat hand whose tip fills, close up, between `SETTLED_FLAT_NEAR_FILL` and
+    /// `flat_near_fill` (0.29 here; 8 pixels fill 0.28, 10 fill 0.33).
+    const WIDTH_ON_THE_THRESHOLD: i32 = 9;
 
     #[test]
     fn a_hand_rests_across_an_edge_when_its_tip_is_in_the_outer_half_of_a_border_cell_and_its_arm_goes_out_over_that_edge() {

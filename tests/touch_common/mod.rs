@@ -11,7 +11,7 @@ use boardwatch::synth::RgbImage;
 use boardwatch::touch::dwell::{DwellSettings, Tap};
 use boardwatch::touch::pattern::CalibrationPattern;
 use boardwatch::vision::source::rgb_image_to_mat;
-use boardwatch::vision::table::{find_pattern, ForegroundSettings, TableWatcher};
+use boardwatch::vision::table::{find_pattern, rests_across_an_edge, ForegroundSettings, TableWatcher};
 use opencv::prelude::*;
 
 /// What the camera made of a session.
@@ -37,6 +37,11 @@ pub struct SessionResult {
     /// taps found on their cell, and of false taps.
     pub right_fills: Vec<(f64, f64, f64)>,
     pub false_fills: Vec<(f64, f64, f64)>,
+    /// The mean near fill (`Reach::near_fill`) of the fingertip followed over each dwell found
+    /// lying across the grid's edge as a resting hand does (`rests_across_an_edge`, in most of
+    /// the dwell's frames): of intended taps found on their cell, and of false taps.
+    pub right_edge_nears: Vec<f64>,
+    pub false_edge_nears: Vec<f64>,
     /// Per frame: its time and the followed fingertip in cell units (column, row), if any.
     pub tips: Vec<(f64, Option<[f64; 2]>)>,
     /// Per false tap: its cell, its dwell, and the script's actions under way while it dwelt.
@@ -83,6 +88,8 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
     let debug_dir = std::env::var_os("TOUCH_DEBUG_DIR").map(std::path::PathBuf::from);
     let mut seen: Vec<(image::GrayImage, Vec<boardwatch::touch::fingertip::Reach>)> = Vec::new();
     let mut fills: Vec<Option<(f64, f64, f64)>> = Vec::new();
+    // Per frame: the followed region's near fill and whether it lies across the grid's edge.
+    let mut nears: Vec<Option<(f64, bool)>> = Vec::new();
     for (index, frame) in planned.iter().enumerate() {
         let picture = &pictures[frame.picture_index % pictures.len()];
         let (image, _) = render_table_frame(scene, picture, &frame.hands, &frame.extras, seed ^ (index as u64) << 20).expect("frame");
@@ -97,11 +104,16 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
         let (mask, reaches) = watcher.last_seen();
         // The region followed is the one whose fingertip, scaled to the frame, is the pointer's.
         let scale = mat.cols() as f64 / mask.width().max(1) as f64;
-        fills.push(read.fingertip_px.and_then(|px| {
-            reaches
-                .iter()
-                .find(|r| (r.fingertip[0] * scale - px[0]).abs() < 1e-6 && (r.fingertip[1] * scale - px[1]).abs() < 1e-6)
-                .map(|r| (r.tip_fill, r.area as f64 / mask.len() as f64, r.bulk))
+        let followed = read.fingertip_px.and_then(|px| {
+            reaches.iter().find(|r| (r.fingertip[0] * scale - px[0]).abs() < 1e-6 && (r.fingertip[1] * scale - px[1]).abs() < 1e-6)
+        });
+        fills.push(followed.map(|r| (r.tip_fill, r.area as f64 / mask.len() as f64, r.bulk)));
+        nears.push(followed.map(|r| {
+            let across = match (watcher.map().to_cells([r.fingertip[0] * scale, r.fingertip[1] * scale]), watcher.map().to_cells([r.entry[0] * scale, r.entry[1] * scale])) {
+                (Some(tip), Some(entry)) => rests_across_an_edge(tip, entry, scene.cols as f64, scene.rows as f64),
+                _ => false,
+            };
+            (r.near_fill, across)
         }));
         if debug_dir.is_some() {
             let share = mask.pixels().filter(|p| p[0] != 0).count() as f64 / mask.len().max(1) as f64;
@@ -118,6 +130,13 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
     // The frame at `t` seconds (the first one not before it).
     let frame_at = |t: f64| planned.iter().position(|f| f.time_s >= t);
     let fill_at = |t: f64| frame_at(t).and_then(|i| fills[i]).unwrap_or((f64::NAN, f64::NAN, f64::NAN));
+    // The mean near fill over a dwell lying across the grid's edge in most of its frames.
+    let edge_near = |tap: &Tap| -> Option<f64> {
+        let values: Vec<(f64, bool)> =
+            planned.iter().zip(&nears).filter(|(f, _)| f.time_s >= tap.dwell_start && f.time_s <= tap.dwell_end).filter_map(|(_, n)| *n).collect();
+        let across: Vec<f64> = values.iter().filter(|v| v.1).map(|v| v.0).collect();
+        (across.len() * 2 > values.len()).then(|| across.iter().sum::<f64>() / across.len() as f64)
+    };
     // Pictures of the camera frame and of the mask (fingertips red, blunt tips blue, entries
     // green) at frame `middle`.
     let dump = |middle: usize, label: &str| {
@@ -161,6 +180,7 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
                 if result.intended[i].cell == tap.cell {
                     result.right += 1;
                     result.right_fills.push(fill_at((tap.dwell_start + tap.dwell_end) / 2.0));
+                    result.right_edge_nears.extend(edge_near(tap));
                     result.latencies.push(emitted - result.intended[i].dwell_end_s);
                 } else {
                     result.wrong_cell += 1;
@@ -178,6 +198,7 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
             None => {
                 result.false_taps += 1;
                 result.false_fills.push(fill_at((tap.dwell_start + tap.dwell_end) / 2.0));
+                result.false_edge_nears.extend(edge_near(tap));
                 let actions: std::collections::BTreeSet<String> = planned
                     .iter()
                     .filter(|f| f.time_s >= tap.dwell_start - 0.1 && f.time_s <= *emitted)
@@ -198,6 +219,10 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
         }
     }
     result.missed = used.iter().filter(|u| !**u).count();
+    // TOUCH_DUMP_AT=T1,T2,...: the pictures at those times (seconds) too.
+    for t in std::env::var("TOUCH_DUMP_AT").unwrap_or_default().split(',').filter_map(|t| t.trim().parse::<f64>().ok()) {
+        dump(frame_at(t).unwrap_or(0), "at");
+    }
     for (tap, _) in result.intended.iter().zip(&used).filter(|(_, used)| !**used) {
         let middle = frame_at((tap.dwell_start_s + tap.dwell_end_s) / 2.0).unwrap_or(0);
         result.missed_notes.push(format!("cell {:?} at {:.1} s: regions {:?}", tap.cell, tap.dwell_start_s, reach_notes(middle)));

@@ -96,7 +96,7 @@ fn distractors(first: u64, scenes: u64) {
             println!("  {note}");
         }
         println!("  tip fills, area shares and bulks of false taps {:.3?}", r.false_fills);
-        println!("  mean near fills of false taps on border cells {:.3?}", r.false_edge_nears);
+        println!("  mean near fills of false taps lying across the grid's edge {:.3?}", r.false_edge_nears);
         print_frame_notes(&r);
         false_taps += r.false_taps;
         seconds += r.seconds;
@@ -121,7 +121,7 @@ fn rests(first: u64, scenes: u64) {
         for note in &r.false_tap_notes {
             println!("  {note}");
         }
-        println!("  mean near fills of false taps on border cells {:.3?}", r.false_edge_nears);
+        println!("  mean near fills of false taps lying across the grid's edge {:.3?}", r.false_edge_nears);
         print_frame_notes(&r);
         false_taps += r.false_taps;
     }
@@ -160,7 +160,7 @@ fn taps(first: u64, scenes: u64) {
     fills.sort_by(|a, b| a.2.total_cmp(&b.2));
     nears.sort_by(f64::total_cmp);
     println!("{right} of {intended} taps right; tip fills, area shares and bulks (by bulk) {fills:.3?}");
-    println!("mean near fills over the dwells of taps found on border cells (sorted) {nears:.3?}");
+    println!("mean near fills over the dwells of taps found lying across the grid's edge (sorted) {nears:.3?}");
 }
 
 /// With `TOUCH_FRAME_NOTES` (and `TOUCH_DEBUG_DIR`): every frame's foreground and regions.

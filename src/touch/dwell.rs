@@ -238,14 +238,15 @@ impl DwellTracker {
     /// Follows the hand's stillness; a hand lost for longer than the gap is no longer still.
     fn note_hand(&mut self, time: f64, hand: Option<[f64; 2]>) {
         let dwelling_arrived = self.current.is_some_and(|d| d.arrived);
+        // A stillness that goes on was arrived at if a brought fingertip dwelt in it, unless its
+        // hand was seen resting there.
+        let arrived_here = |s: &Still| !s.rested && (s.arrived_here || dwelling_arrived);
         self.still = match (hand, self.still) {
             (Some(h), Some(s)) if (h[0] - s.at[0]).hypot(h[1] - s.at[1]) <= STILL_RADIUS => {
-                Some(Still { last_seen: time, arrived_here: !s.rested && (s.arrived_here || dwelling_arrived), ..s })
+                Some(Still { last_seen: time, arrived_here: arrived_here(&s), ..s })
             }
             (Some(h), _) => Some(Still { at: h, since: time, last_seen: time, arrived_here: dwelling_arrived, rested: false }),
-            (None, Some(s)) if time - s.last_seen <= self.settings.gap => {
-                Some(Still { arrived_here: !s.rested && (s.arrived_here || dwelling_arrived), ..s })
-            }
+            (None, Some(s)) if time - s.last_seen <= self.settings.gap => Some(Still { arrived_here: arrived_here(&s), ..s }),
             (None, _) => None,
         };
     }

@@ -108,11 +108,11 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
             reaches.iter().find(|r| (r.fingertip[0] * scale - px[0]).abs() < 1e-6 && (r.fingertip[1] * scale - px[1]).abs() < 1e-6)
         });
         fills.push(followed.map(|r| (r.tip_fill, r.area as f64 / mask.len() as f64, r.bulk)));
+        // The followed fingertip in cells is the one just noted in `tips`.
+        let tip_cells = result.tips.last().and_then(|(_, at)| *at);
         nears.push(followed.map(|r| {
-            let across = match (watcher.map().to_cells([r.fingertip[0] * scale, r.fingertip[1] * scale]), watcher.map().to_cells([r.entry[0] * scale, r.entry[1] * scale])) {
-                (Some(tip), Some(entry)) => rests_across_an_edge(tip, entry, scene.cols as f64, scene.rows as f64),
-                _ => false,
-            };
+            let entry = watcher.map().to_cells([r.entry[0] * scale, r.entry[1] * scale]);
+            let across = tip_cells.zip(entry).is_some_and(|(tip, entry)| rests_across_an_edge(tip, entry, scene.cols as f64, scene.rows as f64));
             (r.near_fill, across)
         }));
         if debug_dir.is_some() {

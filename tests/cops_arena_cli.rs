@@ -10,8 +10,8 @@ fn boardwatch(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn a_tournament_reports_both_roles_and_writes_records_that_replay() {
-    let dir = std::env::temp_dir().join(format!("boardwatch-arena-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new().prefix("boardwatch-arena-").tempdir().unwrap();
+    let dir = tmp.path();
     let records = dir.join("games.jsonl");
     let output = boardwatch(&[
         "cops",

@@ -6,12 +6,12 @@ use std::process::{Command, Stdio};
 use boardwatch::games::cops::solver::{solve, DEFAULT_MAX_STATES};
 use boardwatch::games::cops::{Map, Mode};
 
-fn write_map(name: &str, text: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("boardwatch-cops-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
+/// The map in a folder of its own, removed when the returned `TempDir` is dropped.
+fn write_map(name: &str, text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::Builder::new().prefix("boardwatch-cops-").tempdir().unwrap();
+    let path = dir.path().join(name);
     std::fs::write(&path, text).unwrap();
-    path
+    (dir, path)
 }
 
 fn boardwatch(args: &[&str]) -> std::process::Output {
@@ -22,7 +22,7 @@ const MAP: &str = "2000100\n0110103\n0000000\n1011010\n4000000\n";
 
 #[test]
 fn solve_prints_the_json_shape_of_the_issue() {
-    let path = write_map("solve.txt", MAP);
+    let (_dir, path) = write_map("solve.txt", MAP);
     let output = boardwatch(&["cops", "solve", path.to_str().unwrap(), "--json"]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -38,7 +38,7 @@ fn solve_prints_the_json_shape_of_the_issue() {
 
 #[test]
 fn a_bad_map_is_an_error_naming_file_line_and_column() {
-    let path = write_map("bad.txt", "203\n0x4\n");
+    let (_dir, path) = write_map("bad.txt", "203\n0x4\n");
     let output = boardwatch(&["cops", "solve", path.to_str().unwrap()]);
     assert!(!output.status.success());
     let message = String::from_utf8_lossy(&output.stderr);
@@ -47,7 +47,7 @@ fn a_bad_map_is_an_error_naming_file_line_and_column() {
 
 #[test]
 fn match_reports_both_modes_and_writes_records() {
-    let path = write_map("match.txt", MAP);
+    let (_dir, path) = write_map("match.txt", MAP);
     let records = path.with_extension("jsonl");
     let output = boardwatch(&["cops", "match", path.to_str().unwrap(), "--police", "seed", "--thief", "perfect", "--games", "3", "--json", "--records", records.to_str().unwrap()]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
@@ -67,7 +67,7 @@ fn match_reports_both_modes_and_writes_records() {
 #[test]
 fn play_in_the_terminal_takes_typed_moves() {
     // Policeman 1 stands left of the thief: `d` (right) captures at once.
-    let path = write_map("play.txt", "0230\n0004\n");
+    let (_dir, path) = write_map("play.txt", "0230\n0004\n");
     let record = path.with_extension("jsonl");
     let mut child = Command::new(env!("CARGO_BIN_EXE_boardwatch"))
         .args(["cops", "play", path.to_str().unwrap(), "--mode", "police", "--ai", "perfect", "--record", record.to_str().unwrap()])

@@ -11,8 +11,10 @@ use daemon_common::{moves_of, write_sample_game, temp_dir, write_config, Daemon,
 use serde_json::Value;
 
 /// Game 2 of the sample through an observation source; a second board whose camera is missing.
-fn game_setup(name: &str, pace_ms: u32, follow: bool) -> (std::path::PathBuf, Vec<String>) {
-    let dir = temp_dir(name);
+/// The folder (removed when the returned `TempDir` is dropped), the configuration and the moves.
+fn game_setup(name: &str, pace_ms: u32, follow: bool) -> (tempfile::TempDir, std::path::PathBuf, Vec<String>) {
+    let tmp = temp_dir(name);
+    let dir = tmp.path();
     let moves = write_sample_game(&dir, 1);
     let config = write_config(
         &dir,
@@ -34,12 +36,12 @@ source = {{ kind = "camera", device = "/dev/video-missing-7" }}
 "#
         ),
     );
-    (config, moves)
+    (tmp, config, moves)
 }
 
 #[test]
 fn a_game_appears_in_order_over_sse_websocket_and_the_api() {
-    let (config, expected) = game_setup("game", 5, false);
+    let (_tmp, config, expected) = game_setup("game", 5, false);
     let daemon = Daemon::start(&config);
     let sse = SseClient::connect(&daemon.url("/boards/table1/events/stream"));
     let all = SseClient::connect(&daemon.url("/events/stream"));
@@ -113,7 +115,7 @@ fn a_game_appears_in_order_over_sse_websocket_and_the_api() {
 
 #[test]
 fn operator_actions_need_the_right_token_and_say_what_is_wrong() {
-    let (config, expected) = game_setup("actions", 0, false);
+    let (_tmp, config, expected) = game_setup("actions", 0, false);
     let daemon = Daemon::start(&config);
     daemon.wait_for_board("table1", "the game", |s| s["game"]["moves"].as_array().unwrap().len() == expected.len());
 
@@ -176,7 +178,8 @@ fn operator_actions_need_the_right_token_and_say_what_is_wrong() {
 
 #[test]
 fn without_a_configured_token_operator_actions_are_off() {
-    let dir = temp_dir("no-token");
+    let tmp = temp_dir("no-token");
+    let dir = tmp.path();
     std::fs::write(dir.join("game.jsonl"), "").unwrap();
     let config = dir.join("boardwatch.toml");
     std::fs::write(
@@ -192,7 +195,8 @@ fn without_a_configured_token_operator_actions_are_off() {
 
 #[test]
 fn a_bad_configuration_is_refused_naming_the_key() {
-    let dir = temp_dir("bad-config");
+    let tmp = temp_dir("bad-config");
+    let dir = tmp.path();
     let config = write_config(
         &dir,
         "[[boards]]\nid = \"a\"\nvariant = \"chess\"\nsource = { kind = \"observations\", path = \"x\" }\n\
@@ -230,7 +234,8 @@ fn a_bad_configuration_is_refused_naming_the_key() {
 
 #[test]
 fn a_missing_source_file_and_a_corrupt_log_are_reported_and_the_other_boards_go_on() {
-    let dir = temp_dir("bad-sources");
+    let tmp = temp_dir("bad-sources");
+    let dir = tmp.path();
     let expected = write_sample_game(&dir, 0);
     // A log damaged in the middle (not a torn last line, which is normal after a crash).
     std::fs::create_dir_all(dir.join("state/broken")).unwrap();
@@ -280,7 +285,7 @@ source = { kind = "observations", path = "game.jsonl" }
 
 #[test]
 fn sigterm_stops_cleanly_and_systemd_hears_ready_watchdog_and_stopping() {
-    let (config, expected) = game_setup("notify", 0, true);
+    let (_tmp, config, expected) = game_setup("notify", 0, true);
     let dir = config.parent().unwrap().to_path_buf();
     let socket_path = dir.join("notify.sock");
     let socket = UnixDatagram::bind(&socket_path).unwrap();
@@ -326,7 +331,7 @@ fn sigterm_stops_cleanly_and_systemd_hears_ready_watchdog_and_stopping() {
 
 #[test]
 fn the_daemon_serves_the_grid_games_beside_the_boards() {
-    let (config, _) = game_setup("games", 5, false);
+    let (_tmp, config, _) = game_setup("games", 5, false);
     let daemon = Daemon::start(&config);
     let index = daemon.get_text("/games/");
     assert!(index.contains("Cops and Robbers"), "{index}");

@@ -13,7 +13,8 @@ use serde_json::Value;
 
 #[test]
 fn sigkill_at_random_moments_loses_and_repeats_nothing() {
-    let dir = temp_dir("crash");
+    let tmp = temp_dir("crash");
+    let dir = tmp.path();
     let (config, expected) = sample_game_config(&dir, 0, 8);
     let seed: u64 = std::env::var("BW_CRASH_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(rand::random);
     eprintln!("seed {seed} (BW_CRASH_SEED={seed} repeats this run)");

@@ -49,7 +49,8 @@ fn as_logged(events: &[Value]) -> Vec<Value> {
 
 #[test]
 fn a_full_disk_mid_game_is_reported_and_recording_resumes_losing_nothing() {
-    let dir = temp_dir("faults");
+    let tmp = temp_dir("faults");
+    let dir = tmp.path();
     let (config, expected) = sample_game_config(&dir, 0, 25);
     let mut daemon = Daemon::start_with(&config, |command| unsafe {
         command.pre_exec(|| {
@@ -153,7 +154,8 @@ fn a_video_on_a_full_disk_waits_at_the_unrecorded_frame_and_loses_no_move() {
         None => pdn.to_string(),
     };
     let expected: Vec<String> = truth["plies"].as_array().unwrap().iter().map(|p| compact(p["pdn"].as_str().unwrap())).collect();
-    let dir = temp_dir("faults-video");
+    let tmp = temp_dir("faults-video");
+    let dir = tmp.path();
     let config = write_config(
         &dir,
         &format!(

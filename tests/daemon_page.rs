@@ -19,7 +19,8 @@ fn the_live_page_shows_moves_that_arrive_after_it_loaded() {
         eprintln!("note: chromium is not installed; live page test skipped (apt-get install chromium)");
         return;
     };
-    let dir = temp_dir("page");
+    let tmp = temp_dir("page");
+    let dir = tmp.path();
     let (lines, moves) = sample_game(0);
     // The start, the first two moves; the rest is appended once the page is up.
     let first = 5;
@@ -85,7 +86,8 @@ fn the_live_page_shows_the_camera_view_of_a_recording() {
         return;
     };
     let Some(video) = daemon_common::sample_video() else { return };
-    let dir = temp_dir("page-video");
+    let tmp = temp_dir("page-video");
+    let dir = tmp.path();
     let config = write_config(
         &dir,
         &format!(

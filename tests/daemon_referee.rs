@@ -57,15 +57,17 @@ fn write_stream(dir: &std::path::Path) {
 }
 
 /// A folder with the stream and a configuration of one English board reading it, with `extra`
-/// keys for the board.
-fn setup(name: &str, extra: &str) -> std::path::PathBuf {
-    let dir = temp_dir(name);
+/// keys for the board: the folder (removed when the `TempDir` is dropped) and the configuration.
+fn setup(name: &str, extra: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = temp_dir(name);
+    let dir = tmp.path();
     write_stream(&dir);
     let board = format!(
         "[[boards]]\nid = \"table1\"\nvariant = \"english\"\n{extra}\n\
          source = {{ kind = \"observations\", path = \"game.jsonl\", pace_ms = 5 }}\n"
     );
-    write_config(&dir, &board)
+    let config = write_config(&dir, &board);
+    (tmp, config)
 }
 
 fn events(daemon: &Daemon) -> Vec<Value> {
@@ -74,7 +76,7 @@ fn events(daemon: &Daemon) -> Vec<Value> {
 
 #[test]
 fn an_error_then_resynchronised_record_and_a_strict_referee_that_survives_a_restart() {
-    let config = setup("referee", "");
+    let (_tmp, config) = setup("referee", "");
     let mut daemon = Daemon::start(&config);
     let state = daemon.wait_for_board("table1", "four moves", |s| s["game"]["moves"].as_array().is_some_and(|m| m.len() == 4));
     assert_eq!(state["game"]["moves"], json!(["9-13", "24-20", "10-14", "22-18"]));
@@ -111,7 +113,7 @@ fn an_error_then_resynchronised_record_and_a_strict_referee_that_survives_a_rest
 
 #[test]
 fn a_board_configured_strict_errs_at_once() {
-    let config = setup("referee-strict", "strict = true");
+    let (_tmp, config) = setup("referee-strict", "strict = true");
     let daemon = Daemon::start(&config);
     let state = daemon.wait_for_board("table1", "an error", |s| s["game"]["holding"] == true);
     assert_eq!(state["game"]["referee"], "strict");

@@ -80,7 +80,8 @@ fn live_streams_that_drop_stall_and_change_resolution_are_followed_to_the_true_g
     }
     let video = recording("acf0_four_colour");
     let expected = true_moves(&video);
-    let dir = temp_dir("streams");
+    let tmp = temp_dir("streams");
+    let dir = tmp.path();
     let (cut, stall, resize, refused) = (free_port(), free_port(), free_port(), free_port());
     // Accepts connections and never answers: a camera that hangs.
     let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -243,7 +244,8 @@ fn an_rtsp_camera_is_followed_to_the_true_game() {
     let Some(server) = stream_common::RtspServer::start() else { return };
     let video = recording("acf0_four_colour");
     let expected = true_moves(&video);
-    let dir = temp_dir("rtsp");
+    let tmp = temp_dir("rtsp");
+    let dir = tmp.path();
     let config = write_config(
         &dir,
         &format!(

@@ -29,8 +29,8 @@ fn the_unit_verifies_cleanly() {
         assert!(unit.contains(needed), "the unit lacks {needed}");
     }
     // verify checks that ExecStart's program exists: point it at the binary just built.
-    let dir = std::env::temp_dir().join(format!("bw-unit-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new().prefix("bw-unit-").tempdir().unwrap();
+    let dir = tmp.path();
     let path = dir.join("boardwatch.service");
     std::fs::write(&path, unit.replace("/usr/local/bin/boardwatch", env!("CARGO_BIN_EXE_boardwatch"))).unwrap();
     let output = Command::new("systemd-analyze").args(["verify", "--man=no"]).arg(&path).output().unwrap();
@@ -45,8 +45,8 @@ fn the_unit_verifies_cleanly() {
 fn the_example_configuration_is_valid() {
     let text = std::fs::read_to_string(repo("systemd/boardwatch.toml")).unwrap();
     // The token file is created at installation; stand in a temporary one.
-    let dir = std::env::temp_dir().join(format!("bw-example-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new().prefix("bw-example-").tempdir().unwrap();
+    let dir = tmp.path();
     std::fs::write(dir.join("token"), "s3cret\n").unwrap();
     let text = text.replace("/etc/boardwatch/token", &dir.join("token").display().to_string());
     let config = boardwatch::daemon::Config::parse(&text, "boardwatch.toml", Path::new("/etc/boardwatch"))

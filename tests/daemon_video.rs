@@ -25,7 +25,8 @@ fn the_sample_recording_is_followed_move_by_move() {
         serde_json::from_str(&std::fs::read_to_string(video.with_extension("truth.json")).unwrap()).unwrap();
     let expected: Vec<String> =
         truth["plies"].as_array().unwrap().iter().map(|p| compact(p["pdn"].as_str().unwrap())).collect();
-    let dir = temp_dir("video");
+    let tmp = temp_dir("video");
+    let dir = tmp.path();
     let config = write_config(
         &dir,
         &format!(
@@ -70,7 +71,8 @@ source = {{ kind = "video", path = "{}", realtime = false }}
 
 #[test]
 fn broken_videos_and_missing_cameras_are_reported_and_the_other_boards_go_on() {
-    let dir = temp_dir("broken-video");
+    let tmp = temp_dir("broken-video");
+    let dir = tmp.path();
     // Not a video: bytes of no container format.
     let noise: Vec<u8> = (0..200_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
     std::fs::write(dir.join("corrupt.mp4"), noise).unwrap();
@@ -126,7 +128,8 @@ fn the_recording_survives_sigkills_and_is_recorded_exactly_once() {
         serde_json::from_str(&std::fs::read_to_string(video.with_extension("truth.json")).unwrap()).unwrap();
     let expected: Vec<String> =
         truth["plies"].as_array().unwrap().iter().map(|p| compact(p["pdn"].as_str().unwrap())).collect();
-    let dir = temp_dir("video-kills");
+    let tmp = temp_dir("video-kills");
+    let dir = tmp.path();
     let config = write_config(
         &dir,
         &format!(
@@ -164,7 +167,8 @@ fn the_recording_survives_sigkills_and_is_recorded_exactly_once() {
 #[test]
 fn replay_and_the_daemon_record_a_recording_alike() {
     let video = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/recordings/acf0_four_colour.mp4");
-    let dir = temp_dir("one-road");
+    let tmp = temp_dir("one-road");
+    let dir = tmp.path();
     let (replay_log, replay_pdn) = (dir.join("replay.jsonl"), dir.join("replay.pdn"));
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_boardwatch"))
         .args(["replay", video.to_str().unwrap(), "--variant", "english", "--palette", "four-colour", "--kings", "visible"])
@@ -214,7 +218,8 @@ fn replay_and_the_daemon_record_a_recording_alike() {
 
     // The daemon resumes from a log `replay` wrote: the game is there, the video goes on after
     // the last recorded frame, and nothing is recorded twice.
-    let resumed = temp_dir("one-road-resume");
+    let resumed_tmp = temp_dir("one-road-resume");
+    let resumed = resumed_tmp.path();
     std::fs::create_dir_all(resumed.join("state/road")).unwrap();
     std::fs::copy(&replay_log, resumed.join("state/road/events.jsonl")).unwrap();
     let daemon = Daemon::start(&write_config(&resumed, &board));

@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn boardwatch(args: &[&str]) -> (bool, String) {
@@ -12,8 +12,13 @@ fn boardwatch(args: &[&str]) -> (bool, String) {
     (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
-fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
-    let path = std::env::temp_dir().join(format!("boardwatch-{}-{name}", std::process::id()));
+/// A folder for the test's files, removed when the `TempDir` is dropped.
+fn temp_dir() -> tempfile::TempDir {
+    tempfile::Builder::new().prefix("boardwatch-media-").tempdir().unwrap()
+}
+
+fn temp_file(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(name);
     std::fs::write(&path, bytes).unwrap();
     path
 }
@@ -47,38 +52,35 @@ fn jpeg_claiming(width: u16, height: u16) -> Vec<u8> {
 
 #[test]
 fn an_image_claiming_an_absurd_size_is_refused_with_its_name_and_size() {
-    let png = temp_file("huge.png", &png_claiming(100_000, 100_000));
+    let tmp = temp_dir();
+    let png = temp_file(tmp.path(), "huge.png", &png_claiming(100_000, 100_000));
     let (ok, err) = boardwatch(&["detect", png.to_str().unwrap()]);
     assert!(!ok, "{err}");
     assert!(err.contains(png.to_str().unwrap()) && err.contains("100000x100000"), "{err}");
     assert!(!err.contains("Assertion") && !err.contains("panicked"), "{err}");
 
-    let jpeg = temp_file("huge.jpg", &jpeg_claiming(60_000, 60_000));
+    let jpeg = temp_file(tmp.path(), "huge.jpg", &jpeg_claiming(60_000, 60_000));
     let (ok, err) = boardwatch(&["detect", jpeg.to_str().unwrap()]);
     assert!(!ok && err.contains(jpeg.to_str().unwrap()) && err.contains("60000x60000"), "{err}");
 
     // The same photo with its true size still reads (the check refuses only absurd sizes).
     let (ok, err) = boardwatch(&["detect", "samples/photos/Image_024.jpg", "--json"]);
     assert!(ok, "{err}");
-    for p in [png, jpeg] {
-        let _ = std::fs::remove_file(p);
-    }
 }
 
 #[test]
 fn a_recording_without_its_index_is_named_truncated_with_the_remedy() {
     let whole = std::fs::read(common::repo_file("samples/recordings/acf7_four_colour.mp4")).unwrap();
-    let half = temp_file("half.mp4", &whole[..whole.len() / 2]);
+    let tmp = temp_dir();
+    let half = temp_file(tmp.path(), "half.mp4", &whole[..whole.len() / 2]);
     let (ok, err) = boardwatch(&["replay", half.to_str().unwrap(), "--variant", "english"]);
     assert!(!ok, "{err}");
     assert!(err.contains(half.to_str().unwrap()), "{err}");
     assert!(err.contains("truncated or unfinished MP4") && err.contains("'moov'"), "{err}");
     assert!(err.contains("Matroska") && err.contains("frag_keyframe+empty_moov") && err.contains("untrunc"), "{err}");
-    let _ = std::fs::remove_file(&half);
 
     // A file that is no video at all keeps the plain message.
-    let junk = temp_file("junk.mp4", b"this is not a video at all");
+    let junk = temp_file(tmp.path(), "junk.mp4", b"this is not a video at all");
     let (ok, err) = boardwatch(&["replay", junk.to_str().unwrap(), "--variant", "english"]);
     assert!(!ok && err.contains("not a video OpenCV can open") && !err.contains("truncated"), "{err}");
-    let _ = std::fs::remove_file(&junk);
 }

@@ -53,8 +53,8 @@ fn replay_answers_one_line_per_game_and_names_bad_lines() {
 
 #[test]
 fn show_and_move_read_sgf_records_and_name_the_place_of_an_error() {
-    let dir = std::env::temp_dir().join(format!("boardwatch-dots-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new().prefix("boardwatch-dots-").tempdir().unwrap();
+    let dir = tmp.path();
     let good = dir.join("good.sgf");
     std::fs::write(
         &good,

@@ -61,7 +61,8 @@ fn first_free(state: &Value) -> (usize, usize) {
 
 #[test]
 fn two_clients_play_a_whole_game_with_a_reconnect_and_a_spectator() {
-    let records = daemon_common::temp_dir("dots-records");
+    let tmp = daemon_common::temp_dir("dots-records");
+    let records = tmp.path();
     let server = start_play(&["--records".as_ref(), records.as_os_str()]);
     let (status, state) = post(
         &server,

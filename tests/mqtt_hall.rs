@@ -110,7 +110,8 @@ fn three_daemons_and_a_hall_survive_broker_daemon_and_hall_kills_with_every_even
         eprintln!("SKIPPED: mosquitto is not installed (`make deps` or `apt-get install mosquitto` installs it)");
         return;
     };
-    let dir = temp_dir("mqtt-hall");
+    let tmp = temp_dir("mqtt-hall");
+    let dir = tmp.path();
     let port = free_port();
     let mut broker = Broker::start(&binary, &dir, port);
     let hall_config = dir.join("hall.toml");
@@ -306,7 +307,8 @@ fn overview_page_shows_every_board(hall: &Daemon, daemon: &Daemon) {
         eprintln!("note: chromium is not installed; the overview page is not looked at (apt-get install chromium)");
         return;
     };
-    let dir = temp_dir("mqtt-hall-page");
+    let tmp = temp_dir("mqtt-hall-page");
+    let dir = tmp.path();
     let mut browser = browser_common::Browser::launch(binary, &dir.join("chromium-profile"));
     browser.call("Page.navigate", serde_json::json!({"url": hall.url("/")}));
     browser.wait_for(
@@ -440,7 +442,8 @@ fn a_daemon_and_a_hall_talk_to_the_broker_over_tls() {
         eprintln!("SKIPPED: the openssl command is not installed (it makes the test certificates)");
         return;
     }
-    let dir = temp_dir("mqtt-tls");
+    let tmp = temp_dir("mqtt-tls");
+    let dir = tmp.path();
     make_certificates(&dir);
     let (hall_port, daemon_port) = (free_port(), free_port());
     let tls = |port, client_certificates| tls_listener(&dir, port, client_certificates);
@@ -582,7 +585,8 @@ fn a_daemon_with_a_wiped_state_folder_is_not_deduped_away() {
         eprintln!("SKIPPED: mosquitto is not installed (`make deps` or `apt-get install mosquitto` installs it)");
         return;
     };
-    let dir = temp_dir("mqtt-wiped");
+    let tmp = temp_dir("mqtt-wiped");
+    let dir = tmp.path();
     let port = free_port();
     let _broker = Broker::start(&binary, &dir, port);
     let hall_config = dir.join("hall.toml");
@@ -638,11 +642,14 @@ struct RoundHall {
     config: PathBuf,
     daemon: Daemon,
     moves: Vec<String>,
+    /// Holds `dir`, removed when the test ends.
+    _tmp: tempfile::TempDir,
 }
 
 impl RoundHall {
     fn start(binary: &Path, name: &str, hall_extra: &str, game: usize, board_tags: &str) -> RoundHall {
-        let dir = temp_dir(&format!("mqtt-{name}"));
+        let tmp = temp_dir(&format!("mqtt-{name}"));
+        let dir = tmp.path().to_path_buf();
         let port = free_port();
         let broker = Broker::start(binary, &dir, port);
         let hall_config = dir.join("hall.toml");
@@ -665,7 +672,7 @@ impl RoundHall {
         let daemon = Daemon::start(&config);
         daemon.wait_for_board("table3", "the whole game", |b| b["game"]["moves"].as_array().is_some_and(|m| m.len() == moves.len()));
         hall_has_the_daemons_events(&hall, &daemon, "table3", Duration::from_secs(20));
-        RoundHall { dir, _broker: broker, hall_config, hall, config, daemon, moves }
+        RoundHall { dir, _broker: broker, hall_config, hall, config, daemon, moves, _tmp: tmp }
     }
 }
 
@@ -678,7 +685,7 @@ fn the_round_s_tags_and_pairings_are_set_on_the_hall_and_carried_by_every_game()
         eprintln!("SKIPPED: mosquitto is not installed (`make deps` or `apt-get install mosquitto` installs it)");
         return;
     };
-    let RoundHall { dir, _broker, hall_config, mut hall, config: _, daemon, moves } =
+    let RoundHall { dir, _broker, hall_config, mut hall, config: _, daemon, moves, _tmp } =
         RoundHall::start(&binary, "round", "round = \"1\"\n", 2, "Event = \"Club night\"\n");
     // The daemon's own record carries the board's number.
     let own = read_games(&daemon.get_text("/boards/table3/game.pdn"), ReadMode::Strict).unwrap();
@@ -747,7 +754,7 @@ fn the_round_s_tags_reach_the_daemon_s_own_record_and_survive_its_restart() {
         eprintln!("SKIPPED: mosquitto is not installed (`make deps` or `apt-get install mosquitto` installs it)");
         return;
     };
-    let RoundHall { dir, _broker, hall_config, mut hall, config, mut daemon, moves } =
+    let RoundHall { dir, _broker, hall_config, mut hall, config, mut daemon, moves, _tmp } =
         RoundHall::start(&binary, "tags", "", 4, "Event = \"Club night\"\nSite = \"Club room\"\n");
 
     let put = |hall: &Daemon, round: &str, pairings: &str| {

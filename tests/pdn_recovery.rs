@@ -212,7 +212,8 @@ fn pdn_check_counts_read_legal_and_defective_games_and_strict_keeps_the_first_er
     let text = common::load_lossy(&common::repo_file("samples/games/acf_sample.pdn"));
     let original = read_archive(&text, ReadMode::Lenient);
     let (damaged, damages) = damage(&text, &original.games, 4, 9);
-    let file = std::env::temp_dir().join(format!("boardwatch-damaged-{}.pdn", std::process::id()));
+    let tmp = tempfile::Builder::new().prefix("boardwatch-damaged-").tempdir().unwrap();
+    let file = tmp.path().join("damaged.pdn");
     std::fs::write(&file, &damaged).unwrap();
     let name = file.to_str().unwrap();
 
@@ -240,7 +241,6 @@ fn pdn_check_counts_read_legal_and_defective_games_and_strict_keeps_the_first_er
     assert!(err.contains("game 4 left out") && err.contains("game 9 left out"), "{err}");
     let (ok, _, err) = boardwatch(&["pdn", "show", name, "--game", "9", "--variant", "english"]);
     assert!(!ok && err.contains("game 9 is defective"), "{err}");
-    let _ = std::fs::remove_file(&file);
 }
 
 // ---------------------------------------------------------------------------------------------

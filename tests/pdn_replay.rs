@@ -209,7 +209,8 @@ fn pdn_check_and_show_say_which_rules_a_game_without_game_type_was_read_under() 
     assert!(!ok && err.contains("--variant english") && err.contains("ply 4"), "{out}{err}");
 
     // `render --game` renders under the rules chosen, and says which.
-    let dir = std::env::temp_dir().join(format!("bw-render-untagged-{}", std::process::id()));
+    let tmp = tempfile::Builder::new().prefix("bw-render-untagged-").tempdir().unwrap();
+    let dir = tmp.path().join("out");
     let render = |index: &str, variant: Option<&str>| {
         let dir = dir.display().to_string();
         let mut args = vec!["render", "--game", mixed, "--game-index", index, "--max-plies", "1", "--width", "160", "--height", "120", "--out-dir", &dir];
@@ -226,5 +227,4 @@ fn pdn_check_and_show_say_which_rules_a_game_without_game_type_was_read_under() 
     let ((ok, _, err), variant) = render("3", Some("italian"));
     assert!(ok && !err.contains("read as"), "{err}");
     assert_eq!(variant.as_deref(), Some("italian"));
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -29,7 +29,8 @@ fn piece(name: &Value) -> Piece {
 
 #[test]
 fn a_police_game_is_played_answered_and_kept_on_the_server() {
-    let records = temp_dir("play-records");
+    let tmp = temp_dir("play-records");
+    let records = tmp.path();
     let server = start_play(&["--records".as_ref(), records.as_os_str()]);
     let map = classic_map();
     // The pages are served, the shared projector pieces with them.
@@ -179,7 +180,8 @@ fn the_perfect_police_answer_a_thief_with_the_solution() {
 
 #[test]
 fn the_map_editor_saves_only_valid_maps_and_errors_name_the_place() {
-    let dir = temp_dir("play-maps");
+    let tmp = temp_dir("play-maps");
+    let dir = tmp.path();
     let maps = dir.join("maps");
     std::fs::create_dir_all(&maps).unwrap();
     // A good map and a broken one in the folder: the broken one is listed with its place.

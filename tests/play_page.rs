@@ -308,7 +308,8 @@ fn the_menu_the_map_editor_and_a_replay_work_on_a_monitor() {
         eprintln!("note: chromium is not installed; game page test skipped (apt-get install chromium)");
         return;
     };
-    let dir = daemon_common::temp_dir("play-page-editor");
+    let tmp = daemon_common::temp_dir("play-page-editor");
+    let dir = tmp.path();
     let maps = dir.join("maps");
     std::fs::create_dir_all(&maps).unwrap();
     let server = start_play(&["--maps".as_ref(), maps.as_os_str()]);

@@ -68,8 +68,8 @@ fn replays_with(name: &str, palette: &str, extra: &[&str]) -> usize {
     let video = common::repo_file(&format!("samples/recordings/{name}.mp4"));
     let truth: serde_json::Value =
         serde_json::from_str(&common::load_lossy(&common::repo_file(&format!("samples/recordings/{name}.truth.json")))).unwrap();
-    let dir = std::env::temp_dir().join(format!("bw-replay-{name}-{}-{}", extra.join(""), std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new().prefix(&format!("bw-replay-{name}-{}-", extra.join(""))).tempdir().unwrap();
+    let dir = tmp.path();
     let (pdn_path, log_path) = (dir.join("game.pdn"), dir.join("events.jsonl"));
     let output = Command::new(env!("CARGO_BIN_EXE_boardwatch"))
         .args(["replay", video.to_str().unwrap(), "--variant", "english", "--palette", palette, "--white", "Yellow"])
@@ -126,14 +126,13 @@ fn replays_with(name: &str, palette: &str, extra: &[&str]) -> usize {
         assert!(record["events"].as_array().unwrap().iter().all(|e| e["t"] == record["input"]["t"]), "{record}");
     }
     assert_eq!(events[0]["line"], "1: Init Ready");
-    std::fs::remove_dir_all(&dir).unwrap();
     times.iter().filter(|t| t.1).count()
 }
 
 #[test]
 fn a_missing_or_corrupt_video_is_a_clear_error() {
-    let dir = std::env::temp_dir().join(format!("bw-replay-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new().prefix("bw-replay-bad-").tempdir().unwrap();
+    let dir = tmp.path();
     let corrupt = dir.join("corrupt.mp4");
     std::fs::write(&corrupt, b"this is not a video at all").unwrap();
     for (path, says) in [(dir.join("missing.mp4"), "missing.mp4"), (corrupt, "corrupt.mp4")] {
@@ -142,7 +141,6 @@ fn a_missing_or_corrupt_video_is_a_clear_error() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(says) && !stderr.contains("panicked"), "{stderr}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -152,8 +150,8 @@ fn the_overlay_video_is_written_and_readable() {
     use opencv::prelude::*;
     use opencv::{core, videoio};
 
-    let dir = std::env::temp_dir().join(format!("bw-replay-overlay-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new().prefix("bw-replay-overlay-").tempdir().unwrap();
+    let dir = tmp.path();
     // A short clip: the sample's first two seconds (the start position, then the first hand).
     let (clip, frames) = (dir.join("clip.avi"), 30);
     let mut source = VideoSource::open_file(&common::repo_file("samples/recordings/acf7_four_colour.mp4")).unwrap();
@@ -196,5 +194,4 @@ fn the_overlay_video_is_written_and_readable() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success() && stderr.contains("--overlay-video") && !stderr.contains("panicked"), "{stderr}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }

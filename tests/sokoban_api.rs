@@ -135,7 +135,8 @@ fn a_level_is_played_undone_imported_and_refused_moves_change_nothing() {
 
 #[test]
 fn the_solver_finds_steps_cancels_and_proves() {
-    let folder = temp_dir("sokoban-levels");
+    let tmp = temp_dir("sokoban-levels");
+    let folder = tmp.path();
     // A level whose box starts in a corner (proven unsolvable at once) and a file that is no level.
     std::fs::write(folder.join("corner.xsb"), "######\n#$  .#\n#  @ #\n######\n").unwrap();
     std::fs::write(folder.join("broken.txt"), "#####\n#@$x#\n#####\n").unwrap();
@@ -203,7 +204,8 @@ fn grid(level: &[&str]) -> Vec<String> {
 
 #[test]
 fn the_editor_edits_checks_and_saves_with_overwrite_confirmation() {
-    let folder = temp_dir("sokoban-saved");
+    let tmp = temp_dir("sokoban-saved");
+    let folder = tmp.path();
     let server = start_play(&["--sokoban-levels".as_ref(), folder.as_os_str()]);
     let edit = |body: Value| post(&server, "/sokoban/editor", &body.to_string());
     // Place, remove, combine.

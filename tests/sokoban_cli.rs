@@ -55,11 +55,11 @@ fn memory_limits_are_checked_and_stated() {
         assert!(stderr.contains("--memory-limit"), "{stderr}");
     }
     // A small budget still solves small levels, and the table states the budget.
-    let two = std::env::temp_dir().join(format!("boardwatch-sokoban-two-{}.xsb", std::process::id()));
+    let tmp = tempfile::Builder::new().prefix("boardwatch-sokoban-").tempdir().unwrap();
+    let two = tmp.path().join("two.xsb");
     std::fs::write(&two, "; 1\n#####\n#@$.#\n#####\n\n; 2\n######\n#@$ .#\n######\n").unwrap();
     let output = boardwatch(&["sokoban", "bench", two.to_str().unwrap(), "--time-limit", "5", "--memory-limit", "0.25"]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let stdout = String::from_utf8_lossy(&output.stdout);
-    std::fs::remove_file(&two).unwrap();
     assert!(stdout.contains("solved 2/2") && stdout.contains("0.2 GiB of memory each"), "{stdout}");
 }

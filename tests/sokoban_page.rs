@@ -122,7 +122,8 @@ fn a_level_is_played_solved_and_a_new_one_built_in_the_editor() {
         eprintln!("note: chromium is not installed; Sokoban page test skipped (apt-get install chromium)");
         return;
     };
-    let folder = daemon_common::temp_dir("sokoban-page-levels");
+    let tmp = daemon_common::temp_dir("sokoban-page-levels");
+    let folder = tmp.path();
     let server = start_play(&["--sokoban-levels".as_ref(), folder.as_os_str()]);
     let (_browser, tab) = launch(binary);
     tab.navigate_to(&server.url("/sokoban")).unwrap().wait_until_navigated().unwrap();

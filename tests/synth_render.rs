@@ -406,9 +406,10 @@ fn quick_play_pauses_as_briefly_as_asked() {
     assert!(quick.iter().all(|&s| (0.26..=0.6).contains(&s)), "{quick:?}");
     let unhurried = pauses(1.0);
     assert!(unhurried.iter().all(|&s| s >= 0.6), "{unhurried:?}");
+    let tmp = tempfile::Builder::new().prefix("bw-still-").tempdir().unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_boardwatch"))
         .args(["render", "--game", concat!(env!("CARGO_MANIFEST_DIR"), "/samples/games/acf_sample.pdn"), "--still", "0.01", "--out-dir"])
-        .arg(std::env::temp_dir().join(format!("bw-still-{}", std::process::id())))
+        .arg(tmp.path())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -228,8 +228,8 @@ fn boardwatch(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn render_table_names_its_bad_parameters() {
-    let dir = std::env::temp_dir().join(format!("synth_table_cli_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new().prefix("synth_table_cli_").tempdir().unwrap();
+    let dir = tmp.path();
     let out = dir.join("f.png");
     let out = out.to_str().unwrap();
     let failed = |args: &[&str], wanted: &str| {
@@ -255,7 +255,6 @@ fn render_table_names_its_bad_parameters() {
     assert!(session.join(format!("frame_{:05}.png", frames - 1)).exists());
     let listed: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(session.join("frames.json")).unwrap()).unwrap();
     assert_eq!(listed.as_array().unwrap().len(), frames);
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

@@ -17,9 +17,9 @@ fn sample() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/track_sample.jsonl"))
 }
 
-/// A fresh path in the system's temporary directory.
-fn temp_path(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("boardwatch-test-{}-{name}", std::process::id()))
+/// A fresh folder in the system's temporary directory, removed when the `TempDir` is dropped.
+fn temp_dir() -> tempfile::TempDir {
+    tempfile::Builder::new().prefix("boardwatch-test-").tempdir().unwrap()
 }
 
 fn events(stdout: &[u8]) -> Vec<Value> {
@@ -31,7 +31,8 @@ fn events(stdout: &[u8]) -> Vec<Value> {
 
 #[test]
 fn tracks_the_sample_and_writes_pdn() {
-    let pdn = temp_path("sample.pdn");
+    let tmp = temp_dir();
+    let pdn = tmp.path().join("sample.pdn");
     let output = bin().arg("track").arg(sample()).arg("--pdn").arg(&pdn).output().expect("runs");
     assert!(output.status.success(), "stderr: {}", String::from_utf8_lossy(&output.stderr));
     let events = events(&output.stdout);
@@ -58,7 +59,6 @@ fn tracks_the_sample_and_writes_pdn() {
     assert_eq!(capture["fen"], "B:W9,21,23-32:B1-8,11-13");
     assert_eq!(events[3]["t"], 5.0, "decided by the probability reading");
     let text = std::fs::read_to_string(&pdn).expect("pdn written");
-    std::fs::remove_file(&pdn).ok();
     assert!(text.contains("[Result \"1/2-1/2\"]\n[GameType \"23\"]\n"), "{text}");
     // Each move with the time of the observation that completed it as a clock comment.
     assert!(
@@ -96,19 +96,18 @@ fn reads_standard_input_with_variant_and_kings() {
 
 #[test]
 fn a_malformed_line_is_reported_with_its_number() {
-    let input = temp_path("bad.jsonl");
-    let pdn = temp_path("bad.pdn");
+    let tmp = temp_dir();
+    let input = tmp.path().join("bad.jsonl");
+    let pdn = tmp.path().join("bad.pdn");
     let start =
         r#"{"grid": [".b.b.b.b", "b.b.b.b.", ".b.b.b.b", "........", "........", "w.w.w.w.", ".w.w.w.w", "w.w.w.w."]}"#;
     std::fs::write(&input, format!("{start}\n\n{{\"grid\": [\"........\"]}}\n{start}\n")).unwrap();
     let output = bin().arg("track").arg(&input).arg("--pdn").arg(&pdn).output().expect("runs");
-    std::fs::remove_file(&input).ok();
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("line 3") && stderr.contains("1 rows, expected 8"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(std::fs::read_to_string(&pdn).is_ok(), "the record so far is still written");
-    std::fs::remove_file(&pdn).ok();
 
     let output = bin().args(["track", "--fen", "X:nonsense"]).stdin(Stdio::null()).output().expect("runs");
     assert!(!output.status.success());
@@ -117,13 +116,13 @@ fn a_malformed_line_is_reported_with_its_number() {
 
 #[test]
 fn a_refused_command_warns_and_goes_on() {
-    let input = temp_path("refused.jsonl");
+    let tmp = temp_dir();
+    let input = tmp.path().join("refused.jsonl");
     let unclear =
         r#"{"grid": [".b.b.b.b", "b.b.b.b.", ".b.b.b.b", "........", "........", "?.w.w.w.", ".w.w.w.w", "w.w.w.w."]}"#;
     std::fs::write(&input, format!("{unclear}\n{{\"op\": \"set_start\"}}\n{{\"op\": \"resign\", \"player\": 2}}\n"))
         .unwrap();
     let output = bin().arg("track").arg(&input).output().expect("runs");
-    std::fs::remove_file(&input).ok();
     assert!(output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("line 2"));
     let events = events(&output.stdout);

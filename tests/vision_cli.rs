@@ -11,7 +11,8 @@ fn boardwatch(args: &[&str]) -> (bool, String, String) {
 
 #[test]
 fn detect_prints_json_and_writes_an_overlay() {
-    let overlay = std::env::temp_dir().join(format!("boardwatch-overlay-{}.png", std::process::id()));
+    let tmp = tempfile::Builder::new().prefix("boardwatch-overlay-").tempdir().unwrap();
+    let overlay = tmp.path().join("overlay.png");
     let (ok, out, err) = boardwatch(&["detect", "samples/photos/Image_024.jpg", "--json", "--overlay", overlay.to_str().unwrap()]);
     assert!(ok, "{err}");
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
@@ -23,7 +24,6 @@ fn detect_prints_json_and_writes_an_overlay() {
     let pic = opencv::imgcodecs::imread(overlay.to_str().unwrap(), opencv::imgcodecs::IMREAD_COLOR).unwrap();
     use opencv::prelude::*;
     assert!(pic.cols() > 100);
-    let _ = std::fs::remove_file(&overlay);
 }
 
 #[test]
@@ -40,7 +40,8 @@ fn detect_says_when_there_is_no_board_or_no_image() {
 
 #[test]
 fn calibrate_writes_a_file_that_detect_uses() {
-    let cal = std::env::temp_dir().join(format!("boardwatch-cal-cli-{}.json", std::process::id()));
+    let tmp = tempfile::Builder::new().prefix("boardwatch-cal-cli-").tempdir().unwrap();
+    let cal = tmp.path().join("cal.json");
     let (ok, out, err) = boardwatch(&["calibrate", "samples/photos/Image_024.jpg", "-o", cal.to_str().unwrap()]);
     assert!(ok, "{err}");
     assert!(out.contains("left of the image"), "{out}");
@@ -61,7 +62,8 @@ fn calibrate_writes_a_file_that_detect_uses() {
 /// `--squares learnt`: the calibration keeps the session's head, and `detect` reads with it.
 #[test]
 fn calibrate_and_detect_with_the_learnt_square_model() {
-    let cal = std::env::temp_dir().join(format!("boardwatch-cal-learnt-cli-{}.json", std::process::id()));
+    let tmp = tempfile::Builder::new().prefix("boardwatch-cal-learnt-cli-").tempdir().unwrap();
+    let cal = tmp.path().join("cal.json");
     let (ok, _, err) = boardwatch(&["calibrate", "samples/photos/Image_024.jpg", "-o", cal.to_str().unwrap(), "--squares", "learnt"]);
     assert!(ok, "{err}");
     let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&cal).unwrap()).unwrap();
@@ -77,7 +79,6 @@ fn calibrate_and_detect_with_the_learnt_square_model() {
         .map(|(g, w)| g.as_str().unwrap().chars().zip(w.as_str().unwrap().chars()).filter(|(a, b)| a != b).count())
         .sum();
     assert!(wrong <= 1, "{got:?} against {want:?}");
-    let _ = std::fs::remove_file(&cal);
     let (ok, _, err) = boardwatch(&["detect", "samples/photos/Image_022.jpg", "--squares", "neural"]);
     assert!(!ok && err.contains("--squares"), "{err}");
 }

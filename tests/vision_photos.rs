@@ -103,10 +103,10 @@ fn calibrating_on_a_start_position_reads_every_sample() {
     assert_eq!(cal.white_home, Side::Left);
     assert!(cal.top_left_dark);
     // Through a file and back.
-    let path = std::env::temp_dir().join(format!("boardwatch-cal-{}.json", std::process::id()));
+    let tmp = tempfile::Builder::new().prefix("boardwatch-cal-").tempdir().unwrap();
+    let path = tmp.path().join("cal.json");
     cal.save(&path).unwrap();
     let cal = Calibration::load(&path).unwrap();
-    let _ = std::fs::remove_file(&path);
     for name in PHOTOS {
         let d = detect_calibrated(&photo(name), &cal).unwrap_or_else(|e| panic!("{name}: {e}"));
         let bad = misreads(name, &d.grid, &labels[name]);
@@ -129,10 +129,10 @@ fn the_learnt_square_model_reads_a_session_it_never_saw() {
     let (cal, _) = Calibration::from_image_with(&photo("Image_013"), &base, None, "Image_013", Some(&mut model)).unwrap();
     let head = cal.square_head.clone().expect("the calibration keeps the session's head");
     assert_ne!(head, trained, "the start position fine-tuned the head");
-    let path = std::env::temp_dir().join(format!("boardwatch-cal-learnt-{}.json", std::process::id()));
+    let tmp = tempfile::Builder::new().prefix("boardwatch-cal-learnt-").tempdir().unwrap();
+    let path = tmp.path().join("cal.json");
     cal.save(&path).unwrap();
     let cal = Calibration::load(&path).unwrap();
-    let _ = std::fs::remove_file(&path);
     assert_eq!(cal.square_head.as_ref(), Some(&head));
     // A fresh model: the head comes from the file.
     let mut model = SquareModel::builtin().unwrap();

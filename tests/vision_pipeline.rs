@@ -356,8 +356,8 @@ fn board_coordinates_put_black_on_row_0_and_playing_squares_on_odd_sums() {
 
 #[test]
 fn sources_report_missing_and_corrupt_input() {
-    let dir = std::env::temp_dir().join(format!("boardwatch-src-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new().prefix("boardwatch-src-").tempdir().unwrap();
+    let dir = tmp.path();
     assert!(matches!(SourceSpec::parse("/no/such/file.mp4"), Err(SourceError::Missing(_))));
     assert!(matches!(SourceSpec::parse(dir.to_str().unwrap()), Err(SourceError::EmptyFolder(_))));
     assert!(matches!(SourceSpec::parse("camera:"), Err(SourceError::BadSpec { .. })));
@@ -411,7 +411,6 @@ fn sources_report_missing_and_corrupt_input() {
         SourceSpec::Images(v) => assert!(v[0].ends_with("a.png") && v[1].ends_with("b.png")),
         other => panic!("{other:?}"),
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -991,10 +991,9 @@ mod tests {
         }
     }
 
-    fn folder(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("bw-board-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        dir
+    /// A state folder of its own, removed when the test ends.
+    fn folder(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new().prefix(&format!("bw-board-{name}-")).tempdir().unwrap()
     }
 
     fn grid(rows: [&str; 8]) -> Input {
@@ -1018,7 +1017,8 @@ mod tests {
 
     #[test]
     fn reopening_replays_the_log_to_the_same_game() {
-        let dir = folder("replay").join("t");
+        let state = folder("replay");
+        let dir = state.path().join("t");
         let board = open(&dir);
         assert_eq!(lines(&board.events_after(0)), ["1: Init Ready"]);
         board.feed(grid(START), Some(1));
@@ -1063,7 +1063,8 @@ mod tests {
         };
         let english = BoardConfig { variant: crate::draughts::Variant::English, ..config() };
         for (missed, recovered) in [(4, true), (6, false)] {
-            let dir = folder(&format!("away-{missed}")).join("t");
+            let state = folder(&format!("away-{missed}"));
+            let dir = state.path().join("t");
             let board = Board::open(english.clone(), dir.parent().unwrap(), Hub::new(16));
             board.feed(seen(&game.start, 0.0), None);
             board.feed(seen(&game.plies[0].after, 1.0), None);
@@ -1086,7 +1087,8 @@ mod tests {
         // Back more than four plies on while play goes on (a fast game, or a machine too busy
         // for every frame): every board differs from the last, so none stays long enough to be
         // an error; after 10 s of them the operator is asked all the same.
-        let dir = folder("away-playing").join("t");
+        let state = folder("away-playing");
+        let dir = state.path().join("t");
         let board = Board::open(english.clone(), dir.parent().unwrap(), Hub::new(16));
         let mut status = board.hub.subscribe();
         board.feed(seen(&game.start, 0.0), None);
@@ -1115,7 +1117,8 @@ mod tests {
 
     #[test]
     fn a_second_daemon_cannot_record_the_same_board() {
-        let dir = folder("lock").join("t");
+        let state = folder("lock");
+        let dir = state.path().join("t");
         let _first = open(&dir);
         let second = open(&dir);
         let err = second.resume_cursor().unwrap_err();
@@ -1124,7 +1127,8 @@ mod tests {
 
     #[test]
     fn events_no_longer_in_memory_are_read_from_the_log() {
-        let dir = folder("history").join("t");
+        let state = folder("history");
+        let dir = state.path().join("t");
         let board = Board::open_keeping(config(), dir.parent().unwrap(), Hub::new(16), 4);
         for _ in 0..40 {
             board.operate(&json!({"op": "init"})).unwrap();

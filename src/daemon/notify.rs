@@ -72,10 +72,8 @@ mod tests {
 
     #[test]
     fn datagrams_reach_path_and_abstract_sockets_and_never_block() {
-        let dir = std::env::temp_dir().join(format!("bw-notify-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("notify.sock");
-        let _ = std::fs::remove_file(&path);
+        let dir = tempfile::Builder::new().prefix("bw-notify-").tempdir().unwrap();
+        let path = dir.path().join("notify.sock");
         let receiver = UnixDatagram::bind(&path).unwrap();
         send_to(path.as_os_str(), "READY=1\n").unwrap();
         let mut buffer = [0u8; 64];

@@ -164,8 +164,8 @@ mod tests {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("systemd/hall.toml");
         let text = std::fs::read_to_string(path).unwrap();
         // The token file is created at installation; stand in a temporary one.
-        let dir = std::env::temp_dir().join(format!("bw-hall-example-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::Builder::new().prefix("bw-hall-example-").tempdir().unwrap();
+        let dir = tmp.path();
         std::fs::write(dir.join("token"), "s3cret\n").unwrap();
         let text = text.replace(
             "/etc/boardwatch/token",

@@ -291,15 +291,13 @@ mod tests {
 
     #[test]
     fn a_round_is_saved_atomically_and_read_back() {
-        let dir = std::env::temp_dir().join(format!("bw-round-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::Builder::new().prefix("bw-round-").tempdir().unwrap();
+        let dir = tmp.path();
         assert_eq!(Round::load(&dir, Some("Round 1")).unwrap().round, "Round 1");
         let round = Round { event: "Open".into(), pairings: parse_pairings("1. A - B").unwrap(), ..Round::default() };
         round.save(&dir).unwrap();
         assert_eq!(Round::load(&dir, Some("Round 1")).unwrap(), round);
         std::fs::write(dir.join(ROUND_FILE), "{").unwrap();
         assert!(Round::load(&dir, None).unwrap_err().to_string().contains(ROUND_FILE));
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -523,8 +523,8 @@ mod tests {
 
     #[test]
     fn events_are_stored_once_in_order_and_gaps_are_asked_for() {
-        let dir = std::env::temp_dir().join(format!("bw-hall-store-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let tmp = tempfile::Builder::new().prefix("bw-hall-store-").tempdir().unwrap();
+        let dir = tmp.path();
         let store = Store::open(&dir).unwrap();
         assert_eq!(store.receive(&event(1)).stored.len(), 1);
         assert!(
@@ -579,8 +579,8 @@ mod tests {
     /// epoch: they are new events, not copies; an earlier epoch's messages are stale.
     #[test]
     fn a_new_log_of_the_daemon_begins_a_new_copy() {
-        let dir = std::env::temp_dir().join(format!("bw-hall-epoch-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let tmp = tempfile::Builder::new().prefix("bw-hall-epoch-").tempdir().unwrap();
+        let dir = tmp.path();
         let store = Store::open(&dir).unwrap();
         for seq in 1..=3 {
             assert_eq!(

@@ -406,8 +406,8 @@ mod tests {
     /// `mqtt.ca_file` and the file, at configuration time.
     #[test]
     fn a_missing_or_malformed_ca_file_is_named() {
-        let dir = std::env::temp_dir().join(format!("bw-mqtt-ca-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::Builder::new().prefix("bw-mqtt-ca-").tempdir().unwrap();
+        let dir = tmp.path();
         let ca_error = |name: &str, content: Option<&str>| {
             let path = dir.join(name);
             if let Some(content) = content {
@@ -465,8 +465,8 @@ mod tests {
 
     #[test]
     fn credentials_come_from_a_file_and_stay_out_of_debug_output() {
-        let dir = std::env::temp_dir().join(format!("bw-mqtt-cred-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::Builder::new().prefix("bw-mqtt-cred-").tempdir().unwrap();
+        let dir = tmp.path();
         std::fs::write(dir.join("cred"), "hall:s3cret\n").unwrap();
         let raw = RawMqtt {
             url: Some("mqtt://b".into()),

@@ -35,15 +35,14 @@ mod tests {
 
     #[test]
     fn replaces_content_and_leaves_no_temporary_file() {
-        let dir = std::env::temp_dir().join(format!("bw-atomic-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::Builder::new().prefix("bw-atomic-").tempdir().unwrap();
+        let dir = tmp.path();
         let path = dir.join("game.pdn");
         write_atomically(&path, b"first").unwrap();
         write_atomically(&path, b"second").unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"second");
         let names: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names.len(), 1, "{names:?}");
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -178,15 +178,16 @@ mod tests {
         line: String,
     }
 
-    fn temp(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("bw-log-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        dir.join("events.jsonl")
+    /// A log in a folder not made yet, inside a `TempDir` removed when the test ends.
+    fn temp(name: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::Builder::new().prefix(&format!("bw-log-{name}-")).tempdir().unwrap();
+        let path = dir.path().join("log").join("events.jsonl");
+        (dir, path)
     }
 
     #[test]
     fn records_survive_reopening() {
-        let path = temp("reopen");
+        let (_dir, path) = temp("reopen");
         let (mut log, old) = EventLog::open::<Rec>(&path).unwrap();
         assert!(old.is_empty());
         for seq in 0..3 {
@@ -202,7 +203,7 @@ mod tests {
 
     #[test]
     fn a_torn_last_line_is_cut_off() {
-        let path = temp("torn");
+        let (_dir, path) = temp("torn");
         let (mut log, _) = EventLog::open::<Rec>(&path).unwrap();
         log.append(&Rec { seq: 0, line: "kept".into() }).unwrap();
         drop(log);
@@ -218,7 +219,7 @@ mod tests {
 
     #[test]
     fn a_corrupt_line_in_the_middle_is_an_error_naming_it() {
-        let path = temp("corrupt");
+        let (_dir, path) = temp("corrupt");
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, "{\"seq\":0,\"line\":\"a\"}\ngarbage\n{\"seq\":1,\"line\":\"b\"}\n").unwrap();
         let err = EventLog::open::<Rec>(&path).err().expect("corrupt");

@@ -314,10 +314,9 @@ mod tests {
     use crate::draughts::Variant;
     use crate::tracker::{Command, KingStyle};
 
-    fn folder(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("bw-recorder-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        dir
+    /// A folder of its own, removed when the test ends.
+    fn folder(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new().prefix(&format!("bw-recorder-{name}-")).tempdir().unwrap()
     }
 
     fn observation(rows: [&str; 8]) -> Input {
@@ -331,7 +330,8 @@ mod tests {
 
     #[test]
     fn a_reopened_log_continues_the_game_and_refused_commands_are_not_logged() {
-        let dir = folder("reopen");
+        let tmp = folder("reopen");
+        let dir = tmp.path();
         let config = TrackerConfig::new(Variant::Pool, KingStyle::Visible);
         let open = || Recorder::open(config, Some(&dir.join("events.jsonl")), PdnFiles::at(None, Some(dir.join("all.pdn")), Vec::new())).unwrap();
         let (mut recorder, published) = open();
@@ -358,7 +358,8 @@ mod tests {
     /// tags again are not logged, and a finished game keeps its round and its result.
     #[test]
     fn the_round_s_tags_are_logged_carried_by_the_games_and_replayed() {
-        let dir = folder("tags");
+        let tmp = folder("tags");
+        let dir = tmp.path();
         let config = TrackerConfig::new(Variant::English, KingStyle::Visible);
         let configured = vec![("Event".to_string(), "Club night".to_string()), ("Board".to_string(), "3".to_string())];
         let open = || Recorder::open(config, Some(&dir.join("events.jsonl")), PdnFiles::new(&dir, configured.clone())).unwrap().0;
@@ -435,7 +436,8 @@ mod tests {
 
     #[test]
     fn memory_holds_a_bounded_number_of_games_and_the_file_every_one() {
-        let dir = folder("many");
+        let tmp = folder("many");
+        let dir = tmp.path();
         let config = TrackerConfig::new(Variant::Pool, KingStyle::Visible);
         let log = dir.join("events.jsonl");
         let open = || Recorder::open(config, Some(&log), PdnFiles::new(&dir, Vec::new())).unwrap().0;
@@ -458,7 +460,8 @@ mod tests {
 
     #[test]
     fn games_are_dated_by_their_first_logged_observation_and_a_rebuild_dates_them_the_same() {
-        let dir = folder("dates");
+        let tmp = folder("dates");
+        let dir = tmp.path();
         let config = TrackerConfig::new(Variant::Pool, KingStyle::Visible);
         let log = dir.join("events.jsonl");
         let open = || Recorder::open(config, Some(&log), PdnFiles::new(&dir, Vec::new()).dating_games()).unwrap().0;
@@ -506,8 +509,8 @@ mod tests {
 
     #[test]
     fn games_that_left_memory_while_the_file_could_not_be_written_come_from_the_log() {
-        let dir = folder("late");
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = folder("late");
+        let dir = tmp.path();
         let config = TrackerConfig::new(Variant::Pool, KingStyle::Visible);
         // `games.pdn` in a folder that does not exist yet: every write of it fails.
         let games_file = dir.join("later").join("games.pdn");

@@ -342,16 +342,15 @@ mod tests {
         game
     }
 
-    fn folder(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("bw-records-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    /// A folder of its own, removed when the test ends.
+    fn folder(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new().prefix(&format!("bw-records-{name}-")).tempdir().unwrap()
     }
 
     #[test]
     fn files_follow_the_record_and_are_not_rewritten_needlessly() {
-        let dir = folder("follow");
+        let tmp = folder("follow");
+        let dir = tmp.path();
         let mut files = PdnFiles::new(&dir, vec![("White".into(), "Ann".into())]);
         let mut game = TrackedGame::new(Variant::English, None, Color::Black);
         assert!(files.update(Some((&game, None)), Some((&game, None))).unwrap());
@@ -367,7 +366,8 @@ mod tests {
 
     #[test]
     fn finished_games_are_appended_and_checked_again_after_a_restart() {
-        let dir = folder("append");
+        let tmp = folder("append");
+        let dir = tmp.path();
         let games = [game_with(&["11-15", "23-19"]), game_with(&["9-13"]), game_with(&["10-14", "22-17"])];
         let mut files = PdnFiles::new(&dir, Vec::new());
         files.update(Some((&games[0], None)), Some((&games[0], None))).unwrap();

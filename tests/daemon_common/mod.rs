@@ -17,12 +17,10 @@ use serde_json::Value;
 
 pub const TOKEN: &str = "test-token-5f1c";
 
-/// A fresh, empty folder for one test.
-pub fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bw-daemon-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh, empty folder for one test, removed when the returned `TempDir` is dropped: keep it
+/// alive while the test (and any daemon it started) uses the folder.
+pub fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("bw-daemon-{name}-")).tempdir().unwrap()
 }
 
 /// Writes sample game `index` as observations to `dir/game.jsonl`; returns its moves.

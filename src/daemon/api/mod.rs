@@ -484,8 +484,8 @@ mod tests {
     #[tokio::test]
     async fn a_lagging_listener_catches_up_from_the_history() {
         use crate::daemon::config::{BoardConfig, SourceConfig};
-        let dir = std::env::temp_dir().join(format!("bw-http-lag-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let tmp = tempfile::Builder::new().prefix("bw-http-lag-").tempdir().unwrap();
+        let dir = tmp.path();
         let config = BoardConfig {
             id: "t".into(),
             name: "t".into(),

@@ -129,12 +129,12 @@ mod tests {
 
     const START: &str = r#"{"grid":[".b.b.b.b","b.b.b.b.",".b.b.b.b","........","........","w.w.w.w.",".w.w.w.w","w.w.w.w."]}"#;
 
-    fn temp_file(name: &str, text: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("bw-source-{}-{name}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("obs.jsonl");
+    /// The file and the folder holding it, removed when the `TempDir` is dropped.
+    fn temp_file(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::Builder::new().prefix(&format!("bw-source-{name}-")).tempdir().unwrap();
+        let path = dir.path().join("obs.jsonl");
         std::fs::write(&path, text).unwrap();
-        path
+        (dir, path)
     }
 
     fn drain(source: &mut ObservationFile) -> Vec<SourceItem> {
@@ -148,7 +148,7 @@ mod tests {
 
     #[test]
     fn reads_observations_commands_and_reports_bad_lines() {
-        let path = temp_file("read", &format!("{START}\n\n{{\"op\":\"back\"}}\nnot json\n{START}"));
+        let (_dir, path) = temp_file("read", &format!("{START}\n\n{{\"op\":\"back\"}}\nnot json\n{START}"));
         let mut source = ObservationFile::new(path, Duration::ZERO, false);
         assert!(source.next(&StopSignal::new()).is_err(), "not opened yet");
         source.open().unwrap();
@@ -164,7 +164,7 @@ mod tests {
 
     #[test]
     fn resumes_after_the_recorded_line() {
-        let path = temp_file("resume", &format!("{START}\n{START}\n{{\"op\":\"draw\"}}\n"));
+        let (_dir, path) = temp_file("resume", &format!("{START}\n{START}\n{{\"op\":\"draw\"}}\n"));
         let mut source = ObservationFile::new(path, Duration::ZERO, false);
         source.resume_after(2);
         source.open().unwrap();
@@ -175,7 +175,7 @@ mod tests {
 
     #[test]
     fn following_reads_lines_appended_later_and_waits_for_whole_lines() {
-        let path = temp_file("follow", &format!("{START}\n"));
+        let (_dir, path) = temp_file("follow", &format!("{START}\n"));
         let mut source = ObservationFile::new(path.clone(), Duration::ZERO, true);
         source.open().unwrap();
         let stop = StopSignal::new();

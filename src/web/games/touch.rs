@@ -415,10 +415,8 @@ mod tests {
 
     #[test]
     fn maps_are_kept_per_game_and_survive_a_restart() {
-        let dir = std::env::temp_dir().join(format!("boardwatch-touch-hub-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let store = dir.join("touch-maps.json");
-        let _ = std::fs::remove_file(&store);
+        let dir = tempfile::Builder::new().prefix("boardwatch-touch-hub-").tempdir().unwrap();
+        let store = dir.path().join("touch-maps.json");
         let hub = TouchHub::new(Some(store.clone())).unwrap();
         hub.set_grid("table", "sokoban", 10, 8);
         assert_eq!(hub.view("table").map, None, "not calibrated yet");
@@ -435,7 +433,6 @@ mod tests {
         std::fs::write(&store, "{ not json").unwrap();
         let err = TouchHub::new(Some(store.clone())).err().unwrap().to_string();
         assert!(err.contains("touch-maps.json") && err.contains("line 1"), "{err}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

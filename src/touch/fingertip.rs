@@ -182,27 +182,42 @@ pub fn reaches(mask: &GrayImage, settings: &FingertipSettings, outside_picture: 
     }
     let diagonal = ((w as f64).powi(2) + (h as f64).powi(2)).sqrt();
     let min_area = (settings.min_area * (w * h) as f64).max(4.0) as usize;
+    let r = (settings.tip_radius * diagonal).max(2.0);
     let mut out = Vec::new();
+    // Regions joined to another as its cut-off finger, not reported on their own.
+    let mut joined = Vec::new();
     for l in 1..=count {
         let (sx, sy, n) = if border[l].2 > 0 { border[l] } else { outside[l] };
         if n == 0 || area[l] < min_area {
             continue;
         }
         let entry = [sx / n as f64, sy / n as f64];
+        let from_entry = |x: u32, y: u32| (x as f64 - entry[0]).powi(2) + (y as f64 - entry[1]).powi(2);
         // The farthest pixel from the entry.
         let mut far = (0.0f64, [0.0f64; 2]);
         for (x, y, p) in labels.enumerate_pixels() {
             if p[0] as usize == l {
-                let d = (x as f64 - entry[0]).powi(2) + (y as f64 - entry[1]).powi(2);
+                let d = from_entry(x, y);
                 if d > far.0 {
                     far = (d, [x as f64, y as f64]);
                 }
             }
         }
+        // A finger the colour of the cell under it is cut off from its hand in the mask: the
+        // rest of the finger is a small region just beyond the tip, farther from the entry,
+        // not touching the image border (it may lie partly outside the picture, a finger
+        // pointing into a corner cell from beyond it; rendered tap scene 990002).
+        let piece = |m: usize| m != l && border[m].2 == 0 && area[m] as f64 <= FINGER_PIECE_DISCS * std::f64::consts::PI * r * r;
+        let cut_off = cut_off_finger(&labels, far.1, far.0, r, &from_entry, &area, &piece);
+        if let Some((m, further)) = cut_off {
+            far = further;
+            area[l] += area[m];
+            joined.push(m);
+        }
+        let member = |label: usize| label == l || cut_off.is_some_and(|(m, _)| m == label);
         let reach = far.0.sqrt();
         let tip = far.1;
         // The region near the tip: its share of the disc, and its mean (on the finger pad).
-        let r = (settings.tip_radius * diagonal).max(2.0);
         let (x0, x1) = ((tip[0] - r).max(0.0) as u32, ((tip[0] + r) as u32).min(w - 1));
         let (y0, y1) = ((tip[1] - r).max(0.0) as u32, ((tip[1] + r) as u32).min(h - 1));
         let pad_r = r * 0.3;
@@ -218,7 +233,7 @@ pub fn reaches(mask: &GrayImage, settings: &FingertipSettings, outside_picture: 
                 if d2 <= near_r * near_r {
                     near_disc += 1;
                 }
-                if labels.get_pixel(x, y)[0] as usize != l {
+                if !member(labels.get_pixel(x, y)[0] as usize) {
                     continue;
                 }
                 if d2 <= r * r {
@@ -250,10 +265,60 @@ pub fn reaches(mask: &GrayImage, settings: &FingertipSettings, outside_picture: 
         let arm_shaped =
             bulk <= settings.max_bulk && (share <= settings.max_area || (share <= settings.max_area * 1.5 && bulk <= settings.slender_bulk));
         let pointing = reach >= min_reach * diagonal && tip_fill <= settings.max_tip_fill_for(bulk) && off_border && arm_shaped;
-        out.push(Reach { fingertip, entry, area: area[l], reach, tip_fill, near_fill, flat: near_fill > settings.flat_near_fill, bulk, pointing });
+        out.push((l, Reach { fingertip, entry, area: area[l], reach, tip_fill, near_fill, flat: near_fill > settings.flat_near_fill, bulk, pointing }));
     }
+    let mut out: Vec<Reach> = out.into_iter().filter(|(l, _)| !joined.contains(l)).map(|(_, r)| r).collect();
     out.sort_by_key(|r| std::cmp::Reverse(r.area));
     out
+}
+
+/// A piece of finger cut off from its hand is at most this many tip discs (of `tip_radius`) in
+/// area...
+const FINGER_PIECE_DISCS: f64 = 1.0;
+/// ...and comes this close to the hand's farthest point, in tip radii (0.6 in scene 990002).
+const FINGER_GAP: f64 = 0.75;
+
+/// The region (label) lying just beyond `tip` that `may_join` allows: within `FINGER_GAP` tip
+/// radii of the tip, wholly within two radii of it, and reaching farther from the entry than the
+/// tip's squared distance `tip_d2`; with its own farthest point (squared distance, pixel).
+fn cut_off_finger(
+    labels: &image::ImageBuffer<image::Luma<u32>, Vec<u32>>,
+    tip: [f64; 2],
+    tip_d2: f64,
+    r: f64,
+    from_entry: &dyn Fn(u32, u32) -> f64,
+    area: &[usize],
+    may_join: &dyn Fn(usize) -> bool,
+) -> Option<(usize, (f64, [f64; 2]))> {
+    let (w, h) = labels.dimensions();
+    let window = 2.0 * r;
+    let (x0, x1) = ((tip[0] - window - 1.0).max(0.0) as u32, ((tip[0] + window + 1.0) as u32).min(w - 1));
+    let (y0, y1) = ((tip[1] - window - 1.0).max(0.0) as u32, ((tip[1] + window + 1.0) as u32).min(h - 1));
+    // Per candidate: the nearest distance to the tip, its farthest point from the entry, and its
+    // pixels seen inside the window (all of them must be, for it to lie near the tip).
+    let mut seen: std::collections::BTreeMap<usize, (f64, (f64, [f64; 2]), usize)> = std::collections::BTreeMap::new();
+    for y in y0..=y1 {
+        for x in x0..=x1 {
+            let m = labels.get_pixel(x, y)[0] as usize;
+            if m == 0 || !may_join(m) {
+                continue;
+            }
+            let to_tip = ((x as f64 - tip[0]).powi(2) + (y as f64 - tip[1]).powi(2)).sqrt();
+            let e = seen.entry(m).or_insert((f64::MAX, (0.0, [0.0; 2]), 0));
+            e.0 = e.0.min(to_tip);
+            let d = from_entry(x, y);
+            if d > e.1 .0 {
+                e.1 = (d, [x as f64, y as f64]);
+            }
+            if to_tip <= window {
+                e.2 += 1;
+            }
+        }
+    }
+    seen.into_iter()
+        .filter(|(m, (gap, far, within))| *gap <= FINGER_GAP * r && far.0 > tip_d2 && *within == area[*m])
+        .max_by(|a, b| a.1 .1 .0.total_cmp(&b.1 .1 .0))
+        .map(|(m, (_, far, _))| (m, far))
 }
 
 #[cfg(test)]
@@ -283,6 +348,31 @@ mod tests {
         assert!(r.pointing, "{r:?}");
         assert!((r.fingertip[0] - 160.0).abs() < 3.0 && (r.fingertip[1] - 70.0).abs() < 6.0, "{r:?}");
         assert!((r.entry[1] - 239.0).abs() < 1e-9, "enters at the bottom edge: {r:?}");
+    }
+
+    #[test]
+    fn a_finger_cut_off_from_its_hand_in_the_mask_is_joined_to_it_and_a_large_change_beyond_is_not() {
+        // The arm of `pointing_arm` with its finger broken 4 pixels above the knuckles: the
+        // finger over a cell of its own colour is lost there.
+        let mut m = pointing_arm();
+        draw_filled_rect_mut(&mut m, Rect::at(150, 96).of_size(20, 4), image::Luma([0]));
+        let r = reaches(&m, &FingertipSettings::default(), &|_, _| false);
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert!(r[0].pointing && (r[0].fingertip[1] - 70.0).abs() < 6.0, "the fingertip at the cut-off finger's end: {:?}", r[0]);
+        let whole = reaches(&pointing_arm(), &FingertipSettings::default(), &|_, _| false)[0];
+        assert_eq!(r[0].area + 4 * 7, whole.area, "the piece counts in the hand's area");
+        // The same finger pointing into a corner cell from beyond the picture's edge: the piece
+        // lies partly outside the picture and is still the hand's, not a region of its own.
+        let r = reaches(&m, &FingertipSettings::default(), &|_, y| y < 80);
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert!((r[0].fingertip[1] - 70.0).abs() < 6.0, "{:?}", r[0]);
+        // The page changing beyond the knuckles of a fist: too large a region to be a finger.
+        let mut fist = GrayImage::new(W, H);
+        draw_filled_rect_mut(&mut fist, Rect::at(135, 150).of_size(50, 90), image::Luma([255]));
+        draw_filled_circle_mut(&mut fist, (160, 115), 30, image::Luma([255]));
+        draw_filled_rect_mut(&mut fist, Rect::at(100, 140).of_size(120, 6), image::Luma([0]));
+        let r = reaches(&fist, &FingertipSettings::default(), &|_, _| false);
+        assert!(r[0].fingertip[1] > 140.0, "the fist's own tip: {:?}", r[0]);
     }
 
     #[test]

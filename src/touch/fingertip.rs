@@ -294,9 +294,16 @@ fn cut_off_finger(
     let window = 2.0 * r;
     let (x0, x1) = ((tip[0] - window - 1.0).max(0.0) as u32, ((tip[0] + window + 1.0) as u32).min(w - 1));
     let (y0, y1) = ((tip[1] - window - 1.0).max(0.0) as u32, ((tip[1] + window + 1.0) as u32).min(h - 1));
-    // Per candidate: the nearest distance to the tip, its farthest point from the entry, and its
-    // pixels seen inside the window (all of them must be, for it to lie near the tip).
-    let mut seen: std::collections::BTreeMap<usize, (f64, (f64, [f64; 2]), usize)> = std::collections::BTreeMap::new();
+    // What is seen of each candidate inside the window.
+    struct Piece {
+        /// Its nearest pixel's distance to the tip.
+        gap: f64,
+        /// Its farthest pixel from the entry (squared distance, pixel).
+        far: (f64, [f64; 2]),
+        /// Its pixels within the window's radius: all of them, for it to lie near the tip.
+        within: usize,
+    }
+    let mut seen: std::collections::BTreeMap<usize, Piece> = std::collections::BTreeMap::new();
     for y in y0..=y1 {
         for x in x0..=x1 {
             let m = labels.get_pixel(x, y)[0] as usize;
@@ -304,21 +311,21 @@ fn cut_off_finger(
                 continue;
             }
             let to_tip = ((x as f64 - tip[0]).powi(2) + (y as f64 - tip[1]).powi(2)).sqrt();
-            let e = seen.entry(m).or_insert((f64::MAX, (0.0, [0.0; 2]), 0));
-            e.0 = e.0.min(to_tip);
+            let piece = seen.entry(m).or_insert(Piece { gap: f64::MAX, far: (0.0, [0.0; 2]), within: 0 });
+            piece.gap = piece.gap.min(to_tip);
             let d = from_entry(x, y);
-            if d > e.1 .0 {
-                e.1 = (d, [x as f64, y as f64]);
+            if d > piece.far.0 {
+                piece.far = (d, [x as f64, y as f64]);
             }
             if to_tip <= window {
-                e.2 += 1;
+                piece.within += 1;
             }
         }
     }
     seen.into_iter()
-        .filter(|(m, (gap, far, within))| *gap <= FINGER_GAP * r && far.0 > tip_d2 && *within == area[*m])
-        .max_by(|a, b| a.1 .1 .0.total_cmp(&b.1 .1 .0))
-        .map(|(m, (_, far, _))| (m, far))
+        .filter(|(m, piece)| piece.gap <= FINGER_GAP * r && piece.far.0 > tip_d2 && piece.within == area[*m])
+        .max_by(|a, b| a.1.far.0.total_cmp(&b.1.far.0))
+        .map(|(m, piece)| (m, piece.far))
 }
 
 #[cfg(test)]

@@ -833,7 +833,7 @@ const START_MIN_SEPARATION: f32 = 0.12;
 
 /// A start position may have a square or two the camera cannot see well (glare,
 /// a piece off its square); more is another position.
-const CALIB_MAX_ODD: usize = 2;
+pub(crate) const CALIB_MAX_ODD: usize = 2;
 
 /// How sure the learnt model must be of every square of a start position.
 const CALIB_MIN_AGREEMENT: f32 = 0.8;

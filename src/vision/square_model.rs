@@ -369,9 +369,11 @@ const COLOUR_SHARE: f32 = 0.5;
 /// the colours cannot tell the start (`LearntReading::start_side`).
 pub const START_CONFIDENCE: f32 = 0.6;
 
-/// Men of a start position the trained model may read empty and still vouch for it (chosen on
-/// the wooden starts 100-399 of the renderer, where most starts it refused had one such man).
-pub const START_MEN_READ_EMPTY: usize = 1;
+/// Men of a start position the trained model may read empty and still vouch for it: as many
+/// squares as the colours may find odd in a start they calibrate on (a square or two the camera
+/// cannot see well). On the wooden starts 100-399 of the renderer, one allowed took 297 of 300,
+/// two 299 (the three refused had two, two and three dark men read empty; 2026-11-30).
+pub const START_MEN_READ_EMPTY: usize = super::palette::CALIB_MAX_ODD;
 
 /// A floor under the colours' probabilities, so that a class the colours rule out stays possible.
 const COLOUR_FLOOR: f32 = 0.02;

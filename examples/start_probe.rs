@@ -1,9 +1,11 @@
 //! Why a rendered wooden start does or does not calibrate: renders scene N's start, finds the
 //! board, and prints the learnt square model's reading (head as trained, kings as men) of every
-//! playing square beside what the start has there. A diagnostic for tuning scenes only.
+//! playing square where it differs from the start, for the side (or sides) the start fits best.
+//! `--missing K` takes K men off the start first (a board still being set up), `--png DIR` keeps
+//! the pictures. A diagnostic for tuning scenes only.
 //!
 //! ```text
-//! cargo run --release --example start_probe -- 226 274 358 [--png DIR]
+//! cargo run --release --example start_probe -- 226 274 358 [--missing K] [--png DIR]
 //! ```
 use boardwatch::draughts::{Position, Variant};
 use boardwatch::synth::{random_scene, render_frame, session, Palette};
@@ -48,24 +50,36 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
         let side = learnt.start_side(&model, features.top_left_dark);
         taken_for_start += (colours.is_ok() || side.is_some()) as usize;
         println!("scene {seed}: colours {}, model's start side {side:?}", if colours.is_ok() { "calibrate" } else { "refuse" });
-        for s in [Side::Top, Side::Bottom, Side::Left, Side::Right] {
-            let truth = palette::start_position(s, features.top_left_dark);
-            let mut line = format!("  as {s:?}:");
-            let mut bad = 0;
-            for (&(r, c), embedding) in learnt.squares.iter().zip(&learnt.embeddings) {
+        // The model as trained, each king's probability given to its man (a start has none).
+        const NAMES: [&str; 4] = ["empty", "dark man", "light man", "other"];
+        let read: Vec<(usize, f32)> = learnt
+            .embeddings
+            .iter()
+            .map(|embedding| {
                 let p = model.head().probabilities(embedding);
                 let merged = [p[0], p[1] + p[3], p[2] + p[4], p[5]];
-                let (best, sure) = merged.iter().enumerate().fold((0, 0.0f32), |a, (i, &v)| if v > a.1 { (i, v) } else { a });
-                let want = truth.iter().find(|t| (t.0, t.1) == (r, c)).map(|t| square_model::class_index(t.2)).unwrap_or(9);
-                let want = if want >= 3 && want != 5 { want - 2 } else { want };
-                if best != want || sure < square_model::START_CONFIDENCE {
-                    bad += 1;
-                    line += &format!(" ({r},{c}) want {want} read {best} {sure:.2};");
-                }
-            }
-            if bad <= 6 {
-                println!("{line}");
-            }
+                merged.iter().enumerate().fold((0, 0.0f32), |best, (k, &v)| if v > best.1 { (k, v) } else { best })
+            })
+            .collect();
+        let disagreements: Vec<(Side, Vec<String>)> = [Side::Top, Side::Bottom, Side::Left, Side::Right]
+            .into_iter()
+            .map(|s| {
+                let start = palette::start_position(s, features.top_left_dark);
+                let odd = learnt
+                    .squares
+                    .iter()
+                    .zip(&read)
+                    .filter_map(|(&(r, c), &(best, sure))| {
+                        let want = start.iter().find(|t| (t.0, t.1) == (r, c)).map(|t| square_model::class_index(t.2))?;
+                        (best != want || sure < square_model::START_CONFIDENCE).then(|| format!("({r},{c}) {} read {} {sure:.2}", NAMES[want], NAMES[best]))
+                    })
+                    .collect();
+                (s, odd)
+            })
+            .collect();
+        let fewest = disagreements.iter().map(|d| d.1.len()).min().unwrap_or(0);
+        for (s, odd) in disagreements.iter().filter(|d| d.1.len() == fewest) {
+            println!("  white at the {s:?}: {}", if odd.is_empty() { "every square as the start has it".to_string() } else { odd.join("; ") });
         }
     }
     println!("{taken_for_start} of {seeds} taken for a start ({missing} men missing)");

@@ -222,8 +222,8 @@ fn the_opponent_programs_obey_the_protocol_in_their_roles() {
         return;
     }
     let params = Params::default();
-    let thieves = ["keeper.py", "hugger.py", "jitter.py", "zigzag.py"];
-    let police = ["straight.py", "gatekeeper.py", "patrol.py"];
+    let thieves = ["keeper.py", "hugger.py", "jitter.py", "zigzag.py", "margin.py"];
+    let police = ["straight.py", "gatekeeper.py", "patrol.py", "flanker.py"];
     let cases = thieves.iter().map(|&name| (Role::Thief, name)).chain(police.iter().map(|&name| (Role::Police, name)));
     for (role, name) in cases {
         for seed in [31, 32] {

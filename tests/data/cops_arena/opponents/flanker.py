@@ -9,30 +9,16 @@ from arena_common import run
 def plan(role, board, rng, memory):
     assert role == "police", "flanker.py plays the police"
     from_each = [board.distances([p], board.police_can_enter) for p in board.police]
-    # The thief's way out: the squares of his shortest path to the nearest gate.
-    came = {board.thief: None}
-    frontier, end = [board.thief], None
-    while frontier and end is None:
-        nxt = []
-        for at in frontier:
-            if at in board.gates:
-                end = at
-                break
-            for _, sq in board.neighbours(at):
-                if sq not in came and board.thief_can_enter(sq):
-                    came[sq] = at
-                    nxt.append(sq)
-        frontier = nxt
-    way = []
-    while end is not None:
-        way.append(end)
-        end = came[end]
-    way.reverse()  # way[i] is i steps from the thief
+    # The thief's way out: the squares of his shortest path to the nearest gate, way[i] i steps
+    # from him.
+    way = [board.thief]
+    for move in board.path_moves(board.thief, board.gates, board.thief_can_enter, board.n * board.n):
+        way.append(board.step(way[-1], move))
     chaser = min(range(len(board.police)), key=lambda i: from_each[i].get(board.thief, 999))
     plans = []
     for i, at in enumerate(board.police):
         goal = board.thief
-        if i != chaser and way:
+        if i != chaser:
             enterable = [(j, sq) for j, sq in enumerate(way) if sq in from_each[i]]
             first = [(j, sq) for j, sq in enterable if from_each[i][sq] <= j]
             if first:

@@ -9,7 +9,6 @@ from arena_common import run
 def plan(role, board, rng, memory):
     assert role == "thief", "margin.py plays the thief"
     police_dist = board.distances(board.police, board.thief_can_enter)
-    mine = board.distances([board.thief], board.thief_can_enter)
     if police_dist.get(board.thief, 99) <= 2:
         options = [(m, sq) for m, sq in board.neighbours(board.thief) if board.thief_can_enter(sq)]
         if options:
@@ -17,11 +16,11 @@ def plan(role, board, rng, memory):
             move = rng.choice([m for m, sq in options if police_dist.get(sq, 99) == best])
             rest = plan_to_gate(board, board.step(board.thief, move), police_dist)
             return [[move] + rest]
-    return [plan_to_gate(board, board.thief, police_dist, mine)]
+    return [plan_to_gate(board, board.thief, police_dist)]
 
 
-def plan_to_gate(board, start, police_dist, mine=None):
-    mine = mine if mine is not None and start == board.thief else board.distances([start], board.thief_can_enter)
+def plan_to_gate(board, start, police_dist):
+    mine = board.distances([start], board.thief_can_enter)
     gates = [g for g in board.gates if g in mine]
     if not gates:
         return []

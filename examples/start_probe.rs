@@ -51,13 +51,12 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
         taken_for_start += (colours.is_ok() || side.is_some()) as usize;
         println!("scene {seed}: colours {}, model's start side {side:?}", if colours.is_ok() { "calibrate" } else { "refuse" });
         // The model as trained, each king's probability given to its man (a start has none).
-        const NAMES: [&str; 4] = ["empty", "dark man", "light man", "other"];
+        const NAMES: [&str; 6] = ["empty", "dark man", "light man", "dark king", "light king", "other"];
         let read: Vec<(usize, f32)> = learnt
             .embeddings
             .iter()
             .map(|embedding| {
-                let p = model.head().probabilities(embedding);
-                let merged = [p[0], p[1] + p[3], p[2] + p[4], p[5]];
+                let merged = square_model::kings_as_men(model.head().probabilities(embedding));
                 merged.iter().enumerate().fold((0, 0.0f32), |best, (k, &v)| if v > best.1 { (k, v) } else { best })
             })
             .collect();

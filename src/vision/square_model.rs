@@ -380,7 +380,7 @@ const COLOUR_FLOOR: f32 = 0.02;
 
 /// A square's probabilities with each king's given to its man: a stacked king of the wooden set
 /// looks like a man from above, and a start position has no kings.
-fn kings_as_men(p: [f32; HEAD_CLASSES]) -> [f32; HEAD_CLASSES] {
+pub fn kings_as_men(p: [f32; HEAD_CLASSES]) -> [f32; HEAD_CLASSES] {
     [p[0], p[1] + p[3], p[2] + p[4], 0.0, 0.0, p[OTHER]]
 }
 

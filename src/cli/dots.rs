@@ -1,5 +1,6 @@
 //! `boardwatch dots`: the machine interface for differential tests (`replay`), reading an SGF
-//! record (`show`), and a computer move for a record (`move`). The engine is
+//! record (`show`), a computer move for a record (`move`), and the engine protocol with matches
+//! against other engines (`engine`, `match`, in [`super::dots_match`]). The engine is
 //! `boardwatch::games::dots`; this module only reads files and stdin.
 
 use std::io::{BufRead, Write};
@@ -23,6 +24,12 @@ pub enum DotsCommand {
     Show(ShowArgs),
     /// The computer's move for the position at the end of an SGF record.
     Move(MoveArgs),
+    /// Serve the engine on stdin/stdout in the JSON line protocol of Dots programs (Init,
+    /// PutPoint, Undo, Analyze), so match drivers and other programs can play it.
+    Engine(super::dots_match::EngineArgs),
+    /// Play games against another engine that speaks the same protocol (e.g. oppai's
+    /// command-line player), at equal time a move, colours alternating; prints a line a game.
+    Match(super::dots_match::MatchArgs),
 }
 
 #[derive(Args)]
@@ -59,6 +66,8 @@ pub fn run(command: DotsCommand) -> anyhow::Result<ExitCode> {
         DotsCommand::Replay(args) => run_replay(args),
         DotsCommand::Show(args) => run_show(args),
         DotsCommand::Move(args) => run_move(args),
+        DotsCommand::Engine(args) => super::dots_match::run_engine(args),
+        DotsCommand::Match(args) => super::dots_match::run_match(args),
     }
 }
 

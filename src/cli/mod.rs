@@ -4,6 +4,7 @@ mod calibrate;
 mod cops;
 mod detect;
 mod dots;
+mod dots_match;
 mod overlay_video;
 mod pdn;
 mod replay;

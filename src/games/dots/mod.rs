@@ -5,10 +5,12 @@
 //!   captures, enclosing chains for drawing, scores, grounding and undo;
 //! - [`sgf`]: records in SGF `GM[40]`, the format Dots programs exchange;
 //! - [`replay`]: the machine interface for differential tests (one JSON game per line);
-//! - [`mcts`]: the computer player, Monte Carlo tree search.
+//! - [`mcts`]: the computer player, Monte Carlo tree search;
+//! - [`protocol`]: the JSON line protocol Dots engines speak to drivers (oppai's), both ways.
 
 pub mod board;
 pub mod mcts;
+pub mod protocol;
 pub mod replay;
 pub mod sgf;
 

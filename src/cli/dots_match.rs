@@ -6,7 +6,6 @@
 //! opponent is told every dot with `PutPoint` and asked for its own with `Analyze`. Colours
 //! alternate by game number (boardwatch is red, and so moves first, in even games).
 
-use std::fs::OpenOptions;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
@@ -20,6 +19,7 @@ use boardwatch::games::dots::board::{Board, Player, Rules};
 use boardwatch::games::dots::protocol::{Constraint, Coords, EngineSession, Request, Response};
 use boardwatch::games::dots::{mcts, sgf};
 use boardwatch::publish::atomic::write_atomically;
+use boardwatch::publish::eventlog::EventLog;
 use clap::Args;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -69,7 +69,7 @@ pub fn run_engine(args: EngineArgs) -> anyhow::Result<ExitCode> {
             continue;
         }
         let request: Request = serde_json::from_str(&line).with_context(|| format!("stdin line {}: not a protocol request", i + 1))?;
-        let mut search = |board: &Board, constraint: Constraint| think(board, constraint, &mut rng);
+        let mut search = |board: &Board, constraint: Constraint| think(board, constraint, &mut rng).map(|c| (c.x, c.y));
         let response = session.handle(request, &mut search).with_context(|| format!("stdin line {}", i + 1))?;
         writeln!(out, "{}", serde_json::to_string(&response)?)?;
         out.flush()?;
@@ -78,9 +78,9 @@ pub fn run_engine(args: EngineArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// boardwatch's move under a protocol constraint: a time in ms, or a share of level 4's iterations.
-fn think(board: &Board, constraint: Constraint, rng: &mut ChaCha8Rng) -> Option<(usize, usize)> {
+fn think(board: &Board, constraint: Constraint, rng: &mut ChaCha8Rng) -> Option<mcts::Choice> {
     let clock = Instant::now();
-    let choice = match constraint {
+    match constraint {
         Constraint::Time(ms) => {
             let limit = thinking_time(ms);
             mcts::choose_move(board, u32::MAX, rng, &mut || clock.elapsed() >= limit)
@@ -89,8 +89,7 @@ fn think(board: &Board, constraint: Constraint, rng: &mut ChaCha8Rng) -> Option<
             let most = mcts::LEVELS[mcts::LEVELS.len() - 1].iterations as f64;
             mcts::choose_move(board, (most * c.clamp(0.0, 1.0)).max(1.0) as u32, rng, &mut || false)
         }
-    };
-    choice.map(|c| (c.x, c.y))
+    }
 }
 
 /// Search for 95% of the time a move may take: the rest covers setting up and answering.
@@ -134,9 +133,11 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<ExitCode> {
     if args.jobs == 0 {
         bail!("--jobs 0: at least one game at a time");
     }
-    if let Some(dir) = &args.records {
-        std::fs::create_dir_all(dir).with_context(|| format!("--records {}", dir.display()))?;
-    }
+    // One line a game, appended and synced; lines of an earlier run (`--first`) are kept.
+    let results_log = match &args.records {
+        Some(dir) => Some(Mutex::new(EventLog::open::<serde_json::Value>(&dir.join("results.jsonl")).map(|(log, _)| log)?)),
+        None => None,
+    };
     // Fail before the first game if the opponent cannot even start.
     let mut probe = Opponent::start(&args.opponent, None)?;
     probe.ask(&Request::Init { width, height }, Duration::from_secs(30)).context("the opponent did not answer Init")?;
@@ -162,9 +163,9 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<ExitCode> {
                         let line = serde_json::to_string(&result).expect("serialisable");
                         // stdout is the match's report; the bar is on stderr and hides when not a terminal.
                         progress.suspend(|| println!("{line}"));
-                        if let Some(dir) = &args.records {
-                            if let Err(e) = append_line(&dir.join("results.jsonl"), &line) {
-                                *failure.lock().expect("lock") = Some(e);
+                        if let Some(log) = &results_log {
+                            if let Err(e) = log.lock().expect("lock").append(&result) {
+                                *failure.lock().expect("lock") = Some(e.into());
                             }
                         }
                         let mut all = results.lock().expect("lock");
@@ -206,12 +207,6 @@ impl Tally {
 fn tally(results: &[GameResult]) -> Tally {
     let count = |r: &str| results.iter().filter(|g| g.result == r).count() as u32;
     Tally { wins: count("win"), draws: count("draw"), losses: count("loss"), aborted: count("aborted") }
-}
-
-fn append_line(path: &Path, line: &str) -> anyhow::Result<()> {
-    let mut file = OpenOptions::new().create(true).append(true).open(path).with_context(|| path.display().to_string())?;
-    writeln!(file, "{line}").with_context(|| path.display().to_string())?;
-    file.sync_data().with_context(|| path.display().to_string())
 }
 
 fn play_game(args: &MatchArgs, game: u32, width: u32, height: u32) -> anyhow::Result<GameResult> {
@@ -267,9 +262,7 @@ fn referee(
         }
         let mover = board.to_move();
         let (x, y) = if mover == ours {
-            let started = Instant::now();
-            let limit = thinking_time(args.millis);
-            let Some(choice) = mcts::choose_move(board, u32::MAX, &mut rng, &mut || started.elapsed() >= limit) else {
+            let Some(choice) = think(board, Constraint::Time(args.millis), &mut rng) else {
                 break "boardwatch had no move".to_string();
             };
             thinking.iterations += choice.iterations as u64;
@@ -298,11 +291,10 @@ fn referee(
             other => bail!("the opponent answered PutPoint with {other:?}"),
         }
     };
-    let margin = board.captured(ours) as i64 - board.captured(ours.other()) as i64;
-    let result = match margin {
-        m if m > 0 => "win",
-        0 => "draw",
-        _ => "loss",
+    let result = match board.leader() {
+        Some(leader) if leader == ours => "win",
+        Some(_) => "loss",
+        None => "draw",
     };
     Ok((result, ended))
 }

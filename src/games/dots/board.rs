@@ -611,6 +611,17 @@ impl Board {
         true
     }
 
+    /// False when a dot of `player` at `pos` surely captures nothing, known without playing it:
+    /// under the standard rules a dot captures only by closing a chain, which needs two openings
+    /// around it. (Under the classic rules any dot may capture enemy dots sitting in its
+    /// enclosures, so the answer is always true.)
+    pub fn may_capture_at(&self, pos: usize, player: Player) -> bool {
+        match self.rules {
+            Rules::Standard => self.input_points(pos, player) >= 2,
+            Rules::Classic => true,
+        }
+    }
+
     /// How many separate openings the walls of `player` around `pos` leave (oppai's "input
     /// points"): fewer than two and the new dot cannot have closed anything.
     fn input_points(&self, pos: usize, player: Player) -> usize {

@@ -271,14 +271,11 @@ fn is_corner(board: &Board, pos: usize) -> bool {
 }
 
 /// A dot of `player` at `pos` would have enemy dots on three sides and a free point on the
-/// fourth: the enemy closes the ring there next and takes it.
+/// fourth: the enemy closes the ring there next and takes it. (On the edge a side is off the
+/// board, neither an enemy dot nor free, so an edge point never counts.)
 fn is_self_atari(board: &Board, pos: usize, player: Player) -> bool {
-    let (x, y) = board.xy(pos);
-    let (w, h) = (board.width(), board.height());
-    if x == 0 || y == 0 || x + 1 == w || y + 1 == h {
-        return false;
-    }
-    let sides = [board.pos(x, y - 1), board.pos(x + 1, y), board.pos(x, y + 1), board.pos(x - 1, y)];
+    let around = board.neighbours8(pos);
+    let sides = [around[0], around[2], around[4], around[6]];
     let enemies = sides.iter().filter(|&&p| board.is_live_dot(p, player.other())).count();
     enemies == 3 && sides.iter().any(|&p| board.is_free(p))
 }
@@ -565,6 +562,12 @@ mod tests {
         assert!(moves.contains(&(2, 2)) && moves.contains(&(4, 5)), "ordinary points are listed: {moves:?}");
         assert!(!moves.contains(&(4, 4)), "red at (4, 4) would be taken at (4, 5) next");
         assert!(!moves.contains(&(0, 0)) && !moves.contains(&(8, 8)), "corners are left out");
+        // On the edge the fourth side is off the board: three enemy dots around it are no ring.
+        for (x, y) in [(0, 3), (1, 4), (0, 5)] {
+            b.play_as(x, y, Player::Black).unwrap();
+        }
+        assert!(!is_self_atari(&b, b.pos(0, 4), Player::Red));
+        assert!(is_self_atari(&b, b.pos(4, 4), Player::Red));
         // The same point when it closes red's ring around the black dot at (4, 3): listed.
         let mut b = Board::new(9, 9, Rules::Standard).unwrap();
         for (x, y, p) in [(4, 3, Player::Black), (4, 2, Player::Red), (3, 4, Player::Black), (3, 3, Player::Red), (5, 4, Player::Black), (5, 3, Player::Red), (8, 6, Player::Black)] {

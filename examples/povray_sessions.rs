@@ -16,11 +16,16 @@
 //! `--frames` positions of random English games (`synth::session::frames`, kings included) are
 //! rendered in the same scene and read with that calibration, square by square against the
 //! truth in board coordinates; every frame's board is also found afresh and its corners compared
-//! with where the camera model puts them. The squares are read twice, by the colours and by the learnt
-//! square model, each calibrated on the start by itself. `--keep DIR` keeps the scene files and pictures; `--render-only` only renders.
+//! with where the camera model puts them. The squares are read twice, by the colours and by the
+//! learnt square model, each calibrated on the start by itself.
 //!
-//! Scenes 0-9 are for looking at the pictures while the scene maker is written; scenes from
-//! 1000 on are held apart (BENCHMARKS.md, "Ray-traced boards of new kinds").
+//! `--keep DIR` keeps the scene files and pictures; `--reuse` then reads back those already
+//! rendered from the same description (another build scored on the same pictures);
+//! `--render-only` only renders.
+//!
+//! Scenes 0-9 are for looking at the pictures while the scene maker is written; scenes 1000-1039
+//! and 1040-1079 are held apart (`models/square-model/README.md`; BENCHMARKS.md, "Ray-traced
+//! boards of new kinds").
 //!
 //! Why a scene writer of our own: POV-Ray reads a scene description language and no crate
 //! writes it; the text below is that description, nothing more.
@@ -386,9 +391,13 @@ fn corner_error(found: &[[f32; 2]; 4], real: &[[f64; 2]; 4]) -> f64 {
 }
 
 /// Render `pov` to `png` at the camera's size, on one thread.
-fn render(pov: &str, dir: &Path, name: &str, scene: &Scene) -> Res<Mat> {
+/// With `reuse`, a picture already rendered from the same description is read back instead.
+fn render(pov: &str, dir: &Path, name: &str, scene: &Scene, reuse: bool) -> Res<Mat> {
     let pov_path = dir.join(format!("{name}.pov"));
     let png = dir.join(format!("{name}.png"));
+    if reuse && png.exists() && std::fs::read_to_string(&pov_path).is_ok_and(|kept| kept == pov) {
+        return Ok(opencv::imgcodecs::imread(png.to_str().ok_or("path")?, opencv::imgcodecs::IMREAD_COLOR)?);
+    }
     std::fs::write(&pov_path, pov)?;
     let out = Command::new("povray")
         .arg(format!("+I{}", pov_path.display()))
@@ -489,6 +498,7 @@ fn main() -> Res<()> {
     };
     let render_only = args.iter().any(|a| a == "--render-only");
     let keep = arg(&args, "--keep").map(PathBuf::from);
+    let reuse = keep.is_some() && args.iter().any(|a| a == "--reuse");
     let work = keep.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("povray-sessions-{}", std::process::id())));
     std::fs::create_dir_all(&work)?;
     let base = ColourModel::named("wooden")?;
@@ -506,11 +516,11 @@ fn main() -> Res<()> {
             scene.man_height,
             dot(sub([0.0; 3], scene.camera.location), scene.camera.direction)
         );
-        let image = render(&scene.pov(&start, 0), &work, &format!("scene{seed}-start"), &scene)?;
+        let image = render(&scene.pov(&start, 0), &work, &format!("scene{seed}-start"), &scene, reuse)?;
         let positions: Vec<[String; 8]> = boardwatch::synth::session::frames(seed).take(frames).map(|(grid, _)| grid).collect();
         let mut pictures = Vec::new();
         for (k, grid) in positions.iter().enumerate() {
-            pictures.push(render(&scene.pov(grid, k as u64 + 1), &work, &format!("scene{seed}-frame{k}"), &scene)?);
+            pictures.push(render(&scene.pov(grid, k as u64 + 1), &work, &format!("scene{seed}-frame{k}"), &scene, reuse)?);
         }
         if render_only {
             continue;

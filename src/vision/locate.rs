@@ -227,10 +227,42 @@ pub(crate) fn to_gray(img: &Mat) -> Result<Mat> {
     Ok(g)
 }
 
+/// The brightest of each pixel's channels (HSV's value) of an 8-bit colour image: where a
+/// board's squares differ in hue more than in brightness (red and black plastic, whose red
+/// is as dark as black to the eye's grey), they still differ in it.
+pub(crate) fn to_value(img: &Mat) -> Result<Mat> {
+    if img.empty() || img.depth() != core::CV_8U || img.channels() < 3 {
+        return Err(VisionError::BadImage(format!("value of a {}-channel image", img.channels())));
+    }
+    let mut channels = core::Vector::<Mat>::new();
+    core::split(img, &mut channels)?;
+    let (mut value, mut both) = (Mat::default(), Mat::default());
+    core::max(&channels.get(0)?, &channels.get(1)?, &mut both)?;
+    core::max(&both, &channels.get(2)?, &mut value)?;
+    Ok(value)
+}
+
 /// Find the board. `previous` (from an earlier frame of the same camera) is tried
 /// first and kept if the checker pattern is still there (cheap tracking).
+///
+/// The board is looked for in the image's grey; if it is not found there, in each pixel's
+/// brightest channel (`to_value`): a black and red board is a weak checker pattern in grey
+/// (ray-traced scenes 1028, 1035 and 1038 of `examples/povray_sessions.rs`) and a strong one
+/// there. A board found in grey is found exactly as before.
 pub fn locate_board(img: &Mat, previous: Option<&BoardLocation>) -> Result<BoardLocation> {
-    let gray = to_gray(img)?;
+    let in_grey = locate_board_in(&to_gray(img)?, previous);
+    match in_grey {
+        Err(VisionError::BoardNotFound(_)) if img.channels() >= 3 => match locate_board_in(&to_value(img)?, previous) {
+            Ok(found) => Ok(found),
+            Err(_) => in_grey,
+        },
+        other => other,
+    }
+}
+
+/// [`locate_board`] in one grey image.
+fn locate_board_in(gray: &Mat, previous: Option<&BoardLocation>) -> Result<BoardLocation> {
+    let gray = gray.try_clone()?;
     let (w, h) = (gray.cols(), gray.rows());
     if w < 64 || h < 64 {
         return Err(VisionError::BadImage(format!("too small: {w}x{h}")));
@@ -1016,12 +1048,27 @@ pub struct PatternCheck {
 
 /// Check a rectified board (`rectify::RECT_SIZE` square, BGR or grey).
 pub fn check_location(rect: &Mat) -> Result<PatternCheck> {
-    use super::rectify::{RECT_SIZE, SQUARE_PX};
+    use super::rectify::RECT_SIZE;
     if rect.rows() != RECT_SIZE || rect.cols() != RECT_SIZE {
         return Err(VisionError::BadImage(format!("check_location needs a {RECT_SIZE}x{RECT_SIZE} rectified image")));
     }
-    let gray = to_gray(rect)?;
-    let gray = if gray.is_continuous() { gray } else { gray.try_clone()? };
+    let in_grey = check_pattern(&to_gray(rect)?)?;
+    // As for finding the board: a board whose squares differ in hue more than in brightness
+    // is checked in each pixel's brightest channel too, when grey leaves any square in doubt,
+    // and judged there if more of its squares alternate there.
+    if in_grey.aligned < 1.0 && rect.channels() >= 3 {
+        let in_value = check_pattern(&to_value(rect)?)?;
+        if in_value.aligned > in_grey.aligned {
+            return Ok(in_value);
+        }
+    }
+    Ok(in_grey)
+}
+
+/// [`check_location`] in one grey image of the rectified board.
+fn check_pattern(gray: &Mat) -> Result<PatternCheck> {
+    use super::rectify::{RECT_SIZE, SQUARE_PX};
+    let gray = if gray.is_continuous() { gray.clone() } else { gray.try_clone()? };
     let d = gray.data_bytes()?;
     let n = RECT_SIZE as usize;
     let sq = SQUARE_PX as usize;
@@ -1072,6 +1119,37 @@ pub fn check_location(rect: &Mat) -> Result<PatternCheck> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A flat board of 60 px squares from (160, 60) to (640, 540) on a brown table, its squares
+    /// red and a grey exactly as bright as that red to the eye's grey.
+    fn red_and_black_board() -> Mat {
+        let mut img = Mat::new_rows_cols_with_default(600, 800, core::CV_8UC3, core::Scalar::new(30.0, 90.0, 140.0, 0.0)).unwrap();
+        for r in 0..8 {
+            for c in 0..8 {
+                let colour = if (r + c) % 2 == 0 { core::Scalar::new(0.0, 0.0, 200.0, 0.0) } else { core::Scalar::new(60.0, 60.0, 60.0, 0.0) };
+                let square = core::Rect::new(160 + 60 * c, 60 + 60 * r, 60, 60);
+                imgproc::rectangle(&mut img, square, colour, imgproc::FILLED, imgproc::LINE_8, 0).unwrap();
+            }
+        }
+        img
+    }
+
+    #[test]
+    fn a_board_whose_squares_differ_in_hue_not_brightness_is_found_and_checked() {
+        let img = red_and_black_board();
+        assert!(locate_board_in(&to_gray(&img).unwrap(), None).is_err(), "in grey the squares are all alike");
+        let loc = locate_board(&img, None).expect("found in the brightest channel");
+        let truth = [[160.0, 60.0], [640.0, 60.0], [640.0, 540.0], [160.0, 540.0]];
+        for (found, real) in loc.corners.iter().zip(truth) {
+            // Pixel edges: the corner of a filled square lies half a pixel before its first pixel.
+            assert!((found[0] - real[0] + 0.5).abs() < 1.5 && (found[1] - real[1] + 0.5).abs() < 1.5, "{:?}", loc.corners);
+        }
+        let check = check_location(&super::super::rectify::rectify(&img, &loc).unwrap()).unwrap();
+        assert!(check.aligned > 0.95, "{check:?}");
+        // Following it from frame to frame keeps it.
+        let again = locate_board(&img, Some(&loc)).unwrap();
+        assert!(again.corners.iter().zip(loc.corners).all(|(a, b)| (a[0] - b[0]).abs() < 1.0 && (a[1] - b[1]).abs() < 1.0));
+    }
 
     #[test]
     fn a_slight_barrel_lens_on_a_small_board_is_kept_and_a_slight_pincushion_is_not() {

@@ -30,6 +30,9 @@
 //! Why a scene writer of our own: POV-Ray reads a scene description language and no crate
 //! writes it; the text below is that description, nothing more.
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 use boardwatch::vision::*;
 use opencv::core::Mat;
 use rand::{Rng, SeedableRng};
@@ -374,23 +377,6 @@ impl Scene {
     }
 }
 
-/// The largest distance of a found corner from the true one, in squares, the found corners
-/// matched to the true ones the way round that fits best (as `tests/vision_rendered.rs` does).
-fn corner_error(found: &[[f32; 2]; 4], real: &[[f64; 2]; 4]) -> f64 {
-    let error = |shift: usize| {
-        (0..4)
-            .map(|k| {
-                let r = |j: usize| real[(k + shift + j) % 4];
-                let (at, next, prev) = (r(0), r(1), r(3));
-                let square = 0.5 * ((next[0] - at[0]).hypot(next[1] - at[1]) + (prev[0] - at[0]).hypot(prev[1] - at[1])) / 8.0;
-                (found[k][0] as f64 - at[0]).hypot(found[k][1] as f64 - at[1]) / square
-            })
-            .fold(0.0, f64::max)
-    };
-    (0..4).map(error).fold(f64::MAX, f64::min)
-}
-
-/// Render `pov` to `png` at the camera's size, on one thread.
 /// With `reuse`, a picture already rendered from the same description is read back instead.
 fn render(pov: &str, dir: &Path, name: &str, scene: &Scene, reuse: bool) -> Res<Mat> {
     let pov_path = dir.join(format!("{name}.pov"));
@@ -531,7 +517,7 @@ fn main() -> Res<()> {
             corner_frames += 1;
             match detect(frame, None, &base) {
                 Ok(d) => {
-                    let error = corner_error(&d.corners, &truth_corners);
+                    let error = common::corner_error(&d.corners, &truth_corners);
                     worst_corner = worst_corner.max(error);
                     if error <= 0.1 {
                         corners_within_tenth += 1;

@@ -154,24 +154,6 @@ fn differences(read: &[String], truth: &[String]) -> Vec<String> {
     common::grid_differences(read, truth).into_iter().map(|(r, c, a, b)| format!("({r},{c}) read {a} is {b}")).collect()
 }
 
-/// The largest distance of a found corner from the true one, in squares (the side of the
-/// playing area there over 8). Which corner is called top-left is a convention (a board turned
-/// 45 degrees has two candidates), so the found corners are matched to the true ones the way
-/// round that fits them best.
-fn corner_error(found: &[[f32; 2]; 4], real: &[[f64; 2]; 4]) -> f64 {
-    let error = |shift: usize| {
-        (0..4)
-            .map(|k| {
-                let r = |j: usize| real[(k + shift + j) % 4];
-                let (at, next, prev) = (r(0), r(1), r(3));
-                let square = 0.5 * ((next[0] - at[0]).hypot(next[1] - at[1]) + (prev[0] - at[0]).hypot(prev[1] - at[1])) / 8.0;
-                (found[k][0] as f64 - at[0]).hypot(found[k][1] as f64 - at[1]) / square
-            })
-            .fold(0.0, f64::max)
-    };
-    (0..4).map(error).fold(f64::MAX, f64::min)
-}
-
 /// A difference `(r,c) read x is y` on a square that holds a king says so (kings read as men).
 fn king_noted(difference: String, truth: &[String; 8]) -> String {
     let at = |k: usize| difference.as_bytes()[k] - b'0';
@@ -244,7 +226,7 @@ fn run_scene(family: Family, scene_seed: u64, frames: usize, squares: SquareRead
             }
         }
         if let Ok(d) = detect(&frame, None, &base) {
-            let error = corner_error(&d.corners, &truth.corners);
+            let error = common::corner_error(&d.corners, &truth.corners);
             tally.worst_corner_error = tally.worst_corner_error.max(error);
             if error <= 0.1 {
                 tally.corners_within_tenth += 1;

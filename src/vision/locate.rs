@@ -250,9 +250,9 @@ pub(crate) fn to_value(img: &Mat) -> Result<Mat> {
 /// (ray-traced scenes 1028, 1035 and 1038 of `examples/povray_sessions.rs`) and a strong one
 /// there. A board found in grey is found exactly as before.
 pub fn locate_board(img: &Mat, previous: Option<&BoardLocation>) -> Result<BoardLocation> {
-    let in_grey = locate_board_in(&to_gray(img)?, previous);
+    let in_grey = locate_board_in(to_gray(img)?, previous);
     match in_grey {
-        Err(VisionError::BoardNotFound(_)) if img.channels() >= 3 => match locate_board_in(&to_value(img)?, previous) {
+        Err(VisionError::BoardNotFound(_)) if img.channels() >= 3 => match locate_board_in(to_value(img)?, previous) {
             Ok(found) => Ok(found),
             Err(_) => in_grey,
         },
@@ -261,8 +261,7 @@ pub fn locate_board(img: &Mat, previous: Option<&BoardLocation>) -> Result<Board
 }
 
 /// [`locate_board`] in one grey image.
-fn locate_board_in(gray: &Mat, previous: Option<&BoardLocation>) -> Result<BoardLocation> {
-    let gray = gray.try_clone()?;
+fn locate_board_in(gray: Mat, previous: Option<&BoardLocation>) -> Result<BoardLocation> {
     let (w, h) = (gray.cols(), gray.rows());
     if w < 64 || h < 64 {
         return Err(VisionError::BadImage(format!("too small: {w}x{h}")));
@@ -1137,7 +1136,7 @@ mod tests {
     #[test]
     fn a_board_whose_squares_differ_in_hue_not_brightness_is_found_and_checked() {
         let img = red_and_black_board();
-        assert!(locate_board_in(&to_gray(&img).unwrap(), None).is_err(), "in grey the squares are all alike");
+        assert!(locate_board_in(to_gray(&img).unwrap(), None).is_err(), "in grey the squares are all alike");
         let loc = locate_board(&img, None).expect("found in the brightest channel");
         let truth = [[160.0, 60.0], [640.0, 60.0], [640.0, 540.0], [160.0, 540.0]];
         for (found, real) in loc.corners.iter().zip(truth) {

@@ -45,3 +45,21 @@ pub fn grid_differences(read: &[String], truth: &[String]) -> Vec<(usize, usize,
     }
     out
 }
+
+/// The largest distance of a found corner from the true one, in squares (the side of the
+/// playing area there over 8). Which corner is called top-left is a convention (a board turned
+/// 45 degrees has two candidates), so the found corners are matched to the true ones the way
+/// round that fits them best.
+pub fn corner_error(found: &[[f32; 2]; 4], real: &[[f64; 2]; 4]) -> f64 {
+    let error = |shift: usize| {
+        (0..4)
+            .map(|k| {
+                let r = |j: usize| real[(k + shift + j) % 4];
+                let (at, next, prev) = (r(0), r(1), r(3));
+                let square = 0.5 * ((next[0] - at[0]).hypot(next[1] - at[1]) + (prev[0] - at[0]).hypot(prev[1] - at[1])) / 8.0;
+                (found[k][0] as f64 - at[0]).hypot(found[k][1] as f64 - at[1]) / square
+            })
+            .fold(0.0, f64::max)
+    };
+    (0..4).map(error).fold(f64::MAX, f64::min)
+}

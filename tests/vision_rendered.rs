@@ -23,6 +23,8 @@
 
 mod common;
 
+use common::corner_error;
+
 use boardwatch::draughts::bitboard::square;
 use boardwatch::draughts::{Position, Variant};
 use boardwatch::synth::{random_scene, render_frame, session, unseen_board_scene, FrameTruth, Palette, RgbImage, Scene};
@@ -226,7 +228,7 @@ fn run_scene(family: Family, scene_seed: u64, frames: usize, squares: SquareRead
             }
         }
         if let Ok(d) = detect(&frame, None, &base) {
-            let error = common::corner_error(&d.corners, &truth.corners);
+            let error = corner_error(&d.corners, &truth.corners);
             tally.worst_corner_error = tally.worst_corner_error.max(error);
             if error <= 0.1 {
                 tally.corners_within_tenth += 1;

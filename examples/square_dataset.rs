@@ -1,7 +1,7 @@
 //! Training and evaluation material for the learnt square model (`make model` runs it).
 //!
 //! ```text
-//! cargo run --release --example square_dataset -- render --out DIR --first SEED --scenes N [--frames K] [--threads T]
+//! cargo run --release --example square_dataset -- render --out DIR --first SEED --scenes N [--frames K] [--threads T] [--stone]
 //! cargo run --release --example square_dataset -- photos --out DIR --labels FILE --images DIR --photos Image_001,Image_002,...
 //! ```
 //! Both write `DIR/areas.npy` (boards x AREA x AREA x 3, 8-bit BGR: each board's playing area
@@ -11,7 +11,10 @@
 //!
 //! `render`: N scenes from seed SEED on, K frames each, of three families drawn by the seed:
 //! boards and sets of any colours (`synth::unseen_board_scene`), the wooden and the four-colour
-//! sets (`synth::random_scene`). Positions are random legal games and random placements (so
+//! sets (`synth::random_scene`); with `--stone`, about a third of the first family's boards are
+//! veined stone and a quarter of the two-colour sets' men tall (a model trained so was not
+//! shipped: BENCHMARKS.md, "Learnt square model: a third training on veined stone").
+//! Positions are random legal games and random placements (so
 //! that kings are common); a third of the frames have a hand over the board, whose squares
 //! (more than 30% covered) are labelled `other`. The area is cut from the true corners moved
 //! by up to 0.06 of a square, as a board finder would place them.
@@ -59,7 +62,7 @@ fn run() -> R<()> {
             let scenes: u64 = need(&args, "--scenes")?.parse()?;
             let frames: u64 = arg(&args, "--frames").map_or(Ok(3), |s| s.parse())?;
             let threads: u64 = arg(&args, "--threads").map_or(Ok(2), |s| s.parse())?;
-            render_boards(first, scenes, frames, threads.max(1))?
+            render_boards(first, scenes, frames, threads.max(1), args.iter().any(|a| a == "--stone"))?
         }
         Some("photos") => {
             let labels = PathBuf::from(need(&args, "--labels")?);
@@ -117,12 +120,44 @@ fn random_placement(rng: &mut impl Rng) -> [String; 8] {
     })
 }
 
-fn training_scene(seed: u64, rng: &mut impl Rng) -> (Scene, &'static str) {
+type R8 = rand_chacha::ChaCha8Rng;
+
+/// Mean absolute channel difference of two colours (0..255).
+fn distance(a: [u8; 3], b: [u8; 3]) -> f64 {
+    (0..3).map(|k| (a[k] as f64 - b[k] as f64).abs()).sum::<f64>() / 3.0
+}
+
+fn training_scene(seed: u64, rng: &mut R8, stone: bool) -> (Scene, &'static str) {
     let (mut scene, family) = match rng.gen_range(0..4) {
         0 | 1 => (unseen_board_scene(seed), "unseen"),
         2 => (random_scene(seed, Palette::Wooden), "wooden"),
         _ => (random_scene(seed, Palette::FourColour), "four-colour"),
     };
+    if stone && family == "unseen" && rng.gen_bool(0.35) {
+        // Polished stone: veined squares (the first model read empty marble squares as dark
+        // men), most of them white and grey or black stone.
+        scene.board.marble = rng.gen_range(0.35..0.9);
+        scene.board.grain = 0.0;
+        if rng.gen_bool(0.6) {
+            let grey = |rng: &mut R8, lo: f64, hi: f64| -> [u8; 3] {
+                let v = rng.gen_range(lo..hi);
+                let tint: [f64; 3] = std::array::from_fn(|_| rng.gen_range(-0.03..0.03));
+                std::array::from_fn(|k| ((v + tint[k]).clamp(0.0, 1.0) * 255.0) as u8)
+            };
+            let light = grey(rng, 0.78, 0.95);
+            let dark = grey(rng, 0.1, 0.38);
+            let c = &scene.colors;
+            // Men must still stand out from the squares they stand on, as in any real set.
+            if distance(c.black_man, dark) > 30.0 && distance(c.white_man, dark) > 60.0 {
+                scene.colors.light_square = light;
+                scene.colors.dark_square = dark;
+            }
+        }
+    }
+    if stone && family != "four-colour" && rng.gen_bool(0.25) {
+        // Tall men, whose stacked kings lean far into the next square at a tilt.
+        scene.pieces.height = rng.gen_range(0.22..0.36);
+    }
     // Half the pixels of the scene's camera: four times quicker to render, and still 30 or
     // more pixels a square, more than the 20 the model looks at.
     scene.width /= 2;
@@ -130,7 +165,7 @@ fn training_scene(seed: u64, rng: &mut impl Rng) -> (Scene, &'static str) {
     (scene, family)
 }
 
-fn render_boards(first: u64, scenes: u64, frames: u64, threads: u64) -> R<Vec<Board>> {
+fn render_boards(first: u64, scenes: u64, frames: u64, threads: u64, stone: bool) -> R<Vec<Board>> {
     let done = std::sync::atomic::AtomicU64::new(0);
     let results: Vec<R<Vec<Board>>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
@@ -139,7 +174,7 @@ fn render_boards(first: u64, scenes: u64, frames: u64, threads: u64) -> R<Vec<Bo
                 s.spawn(move || -> R<Vec<Board>> {
                     let mut boards = Vec::new();
                     for seed in (first + t..first + scenes).step_by(threads as usize) {
-                        boards.extend(render_scene(seed, frames)?);
+                        boards.extend(render_scene(seed, frames, stone)?);
                         let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                         if n % 50 == 0 {
                             eprintln!("square_dataset: {n} of {scenes} scenes");
@@ -158,9 +193,9 @@ fn render_boards(first: u64, scenes: u64, frames: u64, threads: u64) -> R<Vec<Bo
     Ok(boards)
 }
 
-fn render_scene(seed: u64, frames: u64) -> R<Vec<Board>> {
+fn render_scene(seed: u64, frames: u64, stone: bool) -> R<Vec<Board>> {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5A0A_DE75);
-    let (scene, family) = training_scene(seed, &mut rng);
+    let (scene, family) = training_scene(seed, &mut rng, stone);
     let mut boards = Vec::new();
     for k in 0..frames {
         let grid = if rng.gen_bool(0.5) { random_position(Variant::English, 100, rng.gen()).to_grid() } else { random_placement(&mut rng) };

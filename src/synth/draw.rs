@@ -7,7 +7,7 @@ use super::camera::{Camera, BOARD_CENTER};
 use super::hand::{Hand, HandModel};
 use super::math::{rgb_to_linear, segment_distance_2d, smoothstep, Vec3};
 use super::scene::{Palette, Scene, TableKind};
-use super::texture::{cloth, end_grain, fbm, hash_unit, wood};
+use super::texture::{cloth, end_grain, fbm, hash_unit, marble, wood};
 
 /// Distance of the lamp from the board's centre, in squares: close enough to light the board
 /// unevenly, as a desk lamp does.
@@ -96,6 +96,7 @@ pub(crate) struct World {
     wooden: bool,
     veneer: bool,
     key_border: bool,
+    marble: f64,
     grooves: u8,
     light_square: Vec3,
     dark_square: Vec3,
@@ -152,6 +153,7 @@ impl World {
             wooden: scene.palette == Palette::Wooden,
             veneer: scene.board.veneer,
             key_border: scene.board.key_border,
+            marble: scene.board.marble,
             grooves: scene.pieces.grooves,
             light_square: rgb_to_linear(colors.light_square),
             dark_square: rgb_to_linear(colors.dark_square),
@@ -290,7 +292,16 @@ impl World {
             let (row, col) = (y.floor() as u64, x.floor() as u64);
             let square = row * 8 + col;
             let dark = (row + col) % 2 == 1;
-            let base = if dark { self.dark_square } else { self.light_square };
+            let mut base = if dark { self.dark_square } else { self.light_square };
+            if self.marble > 0.0 {
+                // Each square is cut from another part of the stone; the veins go towards mid
+                // grey, darker than light squares and lighter than dark ones.
+                let seed = self.texture_seed ^ 0x3A2B_1E00;
+                let (dx, dy) = (hash_unit(square, seed) * 40.0, hash_unit(square + 64, seed) * 40.0);
+                let angle = hash_unit(0, seed) * std::f64::consts::PI;
+                let spacing = 0.6 + hash_unit(1, seed) * 1.2;
+                base = base.lerp(Vec3::splat(0.2), self.marble * marble(x + dx, y + dy, angle, spacing, seed));
+            }
             let mut shade = 1.0;
             if self.grain > 0.0 {
                 // Veneer squares have their grain turned alternately.
@@ -395,6 +406,8 @@ impl World {
                 let (piece_light, occlusion) = self.piece_shadows(p);
                 let shadow = piece_light * self.hand_light(p);
                 let gloss = match (self.wooden, self.veneer) {
+                    // Polished stone.
+                    _ if self.marble > 0.0 => (0.2, 60.0),
                     (_, true) => (0.12, 30.0),
                     // The real set's board is glossy printed card.
                     (true, false) => (0.16, 45.0),

@@ -108,6 +108,10 @@ pub struct BoardShape {
     /// A printed key pattern in a cream band round the playing area, as on the real set.
     #[serde(default)]
     pub key_border: bool,
+    /// How strongly the squares show marble veins (0 = none; up to 1, veins of mid grey):
+    /// polished stone boards, whose veins cross a square as a man's edge would.
+    #[serde(default)]
+    pub marble: f64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -263,9 +267,9 @@ impl Scene {
             palette,
             colors: Colors::for_palette(palette),
             board: if wooden {
-                BoardShape { frame_width: 0.32, thickness: 0.12, inlay: false, grain: 0.0, veneer: false, key_border: true }
+                BoardShape { frame_width: 0.32, thickness: 0.12, inlay: false, grain: 0.0, veneer: false, key_border: true, marble: 0.0 }
             } else {
-                BoardShape { frame_width: 0.6, thickness: 0.25, inlay: true, grain: 0.03, veneer: false, key_border: false }
+                BoardShape { frame_width: 0.6, thickness: 0.25, inlay: true, grain: 0.03, veneer: false, key_border: false, marble: 0.0 }
             },
             pieces: if wooden {
                 PieceShape { radius: 0.32, height: 0.14, stacked_kings: true, grooves: 4 }
@@ -421,6 +425,7 @@ pub fn random_scene(seed: u64, palette: Palette) -> Scene {
         grain: if wooden { rng.gen_range(0.08..0.2) } else { rng.gen_range(0.0..0.05) },
         veneer: false,
         key_border: false,
+        marble: 0.0,
     };
     scene.pieces = PieceShape {
         radius: rng.gen_range(0.35..0.42),
@@ -560,6 +565,7 @@ pub fn unseen_board_scene(seed: u64) -> Scene {
         grain: if rng.gen_bool(0.4) { rng.gen_range(0.03..0.15) } else { 0.0 },
         veneer: false,
         key_border: false,
+        marble: 0.0,
     };
     scene.pieces = PieceShape {
         radius: rng.gen_range(0.3..0.42),

@@ -67,6 +67,20 @@ pub fn end_grain(dx: f64, dy: f64, seed: u64) -> f64 {
     0.7 * (TAU * (r * 9.0 + warp)).sin() + 0.3 * fbm(dx * 12.0, dy * 12.0, seed ^ 0x5A5A, 2)
 }
 
+/// Marble in [0, 1], 1 on a vein: turbulent veins running across the stone at `angle` (radians)
+/// about `spacing` squares apart.
+pub fn marble(x: f64, y: f64, angle: f64, spacing: f64, seed: u64) -> f64 {
+    let (u, v) = (x / spacing, y / spacing);
+    let along = u * angle.cos() + v * angle.sin();
+    let turbulence = 1.8 * fbm(u * 1.3, v * 1.3, seed, 4);
+    let phase = std::f64::consts::PI * (along + turbulence);
+    // Veins of every width, over broad bands of the stone's two shades and a cloudiness.
+    let vein = (1.0 - phase.sin().abs()).powi(4);
+    let band = 0.5 + 0.5 * (0.5 * phase).sin();
+    let cloud = 0.5 + 0.5 * fbm(u * 2.0, v * 2.0, seed ^ 0x3C3C, 3);
+    (0.55 * vein + 0.3 * band + 0.15 * cloud).clamp(0.0, 1.0)
+}
+
 /// Woven cloth in [-1, 1]: a fine weave over soft blotches.
 pub fn cloth(x: f64, y: f64, scale: f64, seed: u64) -> f64 {
     let weave = (x * 60.0 / scale).sin() * (y * 60.0 / scale).sin();
@@ -86,6 +100,16 @@ mod tests {
             assert!((-1.0..=1.0).contains(&n));
             assert_eq!(n, fbm(x, y, 3, 4));
             assert!((-1.0..=1.0).contains(&wood(x, y, 1.0, 9)));
+            assert!((0.0..=1.0).contains(&marble(x, y, 0.7, 0.8, 9)));
         }
+    }
+
+    #[test]
+    fn marble_has_veins_across_a_square() {
+        // Across one square the stone goes from its ground to a vein, as a man's edge would.
+        let values: Vec<f64> = (0..400).map(|i| marble((i % 20) as f64 / 20.0, (i / 20) as f64 / 20.0, 0.4, 0.8, 3)).collect();
+        let (lo, hi) = values.iter().fold((1.0f64, 0.0f64), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+        assert!(hi - lo > 0.4, "marble too even: {lo:.2}..{hi:.2}");
+        assert_ne!(marble(0.3, 0.3, 0.4, 0.8, 3), marble(0.3, 0.3, 0.4, 0.8, 4));
     }
 }

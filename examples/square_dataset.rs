@@ -25,7 +25,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use boardwatch::draughts::Variant;
-use boardwatch::synth::{random_position, random_scene, render_frame, unseen_board_scene, Hand, Palette, Scene};
+use boardwatch::synth::{colour_distance, random_position, random_scene, render_frame, unseen_board_scene, Hand, Palette, Scene};
 use boardwatch::vision::source::{read_image, rgb_image_to_mat};
 use boardwatch::vision::square_model::{board_area, located_board_area, AREA_PX};
 use boardwatch::vision::{check_location, locate_board, rectify, ColourClass};
@@ -122,11 +122,6 @@ fn random_placement(rng: &mut impl Rng) -> [String; 8] {
 
 type R8 = rand_chacha::ChaCha8Rng;
 
-/// Mean absolute channel difference of two colours (0..255).
-fn distance(a: [u8; 3], b: [u8; 3]) -> f64 {
-    (0..3).map(|k| (a[k] as f64 - b[k] as f64).abs()).sum::<f64>() / 3.0
-}
-
 fn training_scene(seed: u64, rng: &mut R8, stone: bool) -> (Scene, &'static str) {
     let (mut scene, family) = match rng.gen_range(0..4) {
         0 | 1 => (unseen_board_scene(seed), "unseen"),
@@ -148,7 +143,7 @@ fn training_scene(seed: u64, rng: &mut R8, stone: bool) -> (Scene, &'static str)
             let dark = grey(rng, 0.1, 0.38);
             let c = &scene.colors;
             // Men must still stand out from the squares they stand on, as in any real set.
-            if distance(c.black_man, dark) > 30.0 && distance(c.white_man, dark) > 60.0 {
+            if colour_distance(c.black_man, dark) > 30.0 && colour_distance(c.white_man, dark) > 60.0 {
                 scene.colors.light_square = light;
                 scene.colors.dark_square = dark;
             }

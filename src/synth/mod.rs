@@ -41,7 +41,7 @@ pub use table::{
     render_table_frame, table_session_truth, FingertipTruth, PlannedTableFrame, PointingHand, TableAction, TableExtra,
     Side, TableFrameTruth, TableScene, TableScript, TableSessionTruth, TruthTap,
 };
-pub use scene::{random_scene, unseen_board_scene, Palette, Scene, TableKind};
+pub use scene::{colour_distance, random_scene, unseen_board_scene, Palette, Scene, TableKind};
 pub use truth::{parse_grid, FrameTruth, ImageSide, Orientation, PieceTruth};
 
 use crate::draughts::{Color, Piece};

@@ -493,7 +493,7 @@ fn hsv(h: f64, s: f64, v: f64) -> Rgb8 {
 
 /// Rough perceived distance of two colours (mean absolute channel difference, 0..255): enough to
 /// keep a drawn set from hiding its men on its own squares, as no real set does.
-fn colour_distance(a: Rgb8, b: Rgb8) -> f64 {
+pub fn colour_distance(a: Rgb8, b: Rgb8) -> f64 {
     (0..3).map(|k| (a[k] as f64 - b[k] as f64).abs()).sum::<f64>() / 3.0
 }
 

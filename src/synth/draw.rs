@@ -83,6 +83,21 @@ struct Hit {
     surface: Surface,
 }
 
+/// A veined stone board's veins, the same over the whole board (drawn once from the scene).
+struct Stone {
+    strength: f64,
+    angle: f64,
+    spacing: f64,
+    seed: u64,
+}
+
+impl Stone {
+    fn new(strength: f64, texture_seed: u64) -> Stone {
+        let seed = texture_seed ^ 0x3A2B_1E00;
+        Stone { strength, angle: hash_unit(0, seed) * std::f64::consts::PI, spacing: 0.6 + hash_unit(1, seed) * 1.2, seed }
+    }
+}
+
 /// The scene as geometry and materials.
 pub(crate) struct World {
     pub camera: Camera,
@@ -96,7 +111,7 @@ pub(crate) struct World {
     wooden: bool,
     veneer: bool,
     key_border: bool,
-    marble: f64,
+    stone: Option<Stone>,
     grooves: u8,
     light_square: Vec3,
     dark_square: Vec3,
@@ -153,7 +168,7 @@ impl World {
             wooden: scene.palette == Palette::Wooden,
             veneer: scene.board.veneer,
             key_border: scene.board.key_border,
-            marble: scene.board.marble,
+            stone: (scene.board.marble > 0.0).then(|| Stone::new(scene.board.marble, scene.texture_seed)),
             grooves: scene.pieces.grooves,
             light_square: rgb_to_linear(colors.light_square),
             dark_square: rgb_to_linear(colors.dark_square),
@@ -293,14 +308,11 @@ impl World {
             let square = row * 8 + col;
             let dark = (row + col) % 2 == 1;
             let mut base = if dark { self.dark_square } else { self.light_square };
-            if self.marble > 0.0 {
+            if let Some(stone) = &self.stone {
                 // Each square is cut from another part of the stone; the veins go towards mid
                 // grey, darker than light squares and lighter than dark ones.
-                let seed = self.texture_seed ^ 0x3A2B_1E00;
-                let (dx, dy) = (hash_unit(square, seed) * 40.0, hash_unit(square + 64, seed) * 40.0);
-                let angle = hash_unit(0, seed) * std::f64::consts::PI;
-                let spacing = 0.6 + hash_unit(1, seed) * 1.2;
-                base = base.lerp(Vec3::splat(0.2), self.marble * marble(x + dx, y + dy, angle, spacing, seed));
+                let (dx, dy) = (hash_unit(square, stone.seed) * 40.0, hash_unit(square + 64, stone.seed) * 40.0);
+                base = base.lerp(Vec3::splat(0.2), stone.strength * marble(x + dx, y + dy, stone.angle, stone.spacing, stone.seed));
             }
             let mut shade = 1.0;
             if self.grain > 0.0 {
@@ -407,7 +419,7 @@ impl World {
                 let shadow = piece_light * self.hand_light(p);
                 let gloss = match (self.wooden, self.veneer) {
                     // Polished stone.
-                    _ if self.marble > 0.0 => (0.2, 60.0),
+                    _ if self.stone.is_some() => (0.2, 60.0),
                     (_, true) => (0.12, 30.0),
                     // The real set's board is glossy printed card.
                     (true, false) => (0.16, 45.0),

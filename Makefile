@@ -7,7 +7,7 @@ APT_PACKAGES = pkg-config clang libclang-dev libopencv-dev ffmpeg chromium mosqu
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN = target/release/boardwatch
 
-.PHONY: all deps build demo test corpus bench model povray-eval clean
+.PHONY: all deps build demo test corpus bench model model-stone povray-eval clean
 
 all: build
 
@@ -43,17 +43,18 @@ corpus: build
 	@[ -d $(SHARED)/data ] || { echo "no $(SHARED)/data: corpus checks skipped"; exit 0; }
 	BOARDWATCH_SHARED=$(SHARED) $(CARGO) test --locked -- --ignored --test-threads=1
 
-# The learnt square model (models/square-cnn.onnx, .json): render the training boards, cut the
-# labelled photos of game 1, train with Debian's PyTorch. About 40 minutes on 2 cores; the
-# held-apart sets are in models/square-model/README.md.
+# The learnt square model's two networks: `make model` the general one (models/square-cnn.onnx,
+# .json), `make model-stone` the one trained on boards that also include veined stone and tall men
+# (models/square-cnn-stone.*); each session reads with the one that reads its start surer. Each:
+# render the training boards, cut the labelled photos of game 1, train with Debian's PyTorch;
+# about 45 minutes on 2 cores. The held-apart sets are in models/square-model/README.md.
 MODEL_WORK ?= target/square-model
 PHOTOS = $(SHARED)/data/photos/b3nny01-checkersvision/v2
 GAME1 = Image_001,Image_002,Image_003,Image_004,Image_005,Image_006,Image_007,Image_008,Image_009,Image_010,Image_011
 GAME2 = Image_013,Image_014,Image_015,Image_016,Image_018,Image_019,Image_020,Image_021,Image_022,Image_023,Image_024,Image_025,Image_026,Image_027
 DATASET = $(CARGO) run --release --locked --example square_dataset --
-# `make model MODEL_RENDER=--stone` adds veined stone boards and tall men to the rendered boards
-# (a model trained so was not shipped; BENCHMARKS.md says why).
 MODEL_RENDER ?=
+MODEL_NAME ?= square-cnn
 
 model: deps
 	@dpkg-query -W -f='$${Status}' python3-torch 2>/dev/null | grep -q "install ok installed" || \
@@ -64,7 +65,11 @@ model: deps
 	$(DATASET) photos --out $(MODEL_WORK)/photos-game1 --labels tests/data/checkersvision_labels.json --images $(PHOTOS) --photos $(GAME1)
 	$(DATASET) photos --out $(MODEL_WORK)/heldapart-photos-game2 --labels tests/data/checkersvision_labels.json --images $(PHOTOS) --photos $(GAME2)
 	/usr/bin/python3 models/square-model/train.py --train $(MODEL_WORK)/train --photos $(MODEL_WORK)/photos-game1 \
-	  --eval $(MODEL_WORK)/validation --report $(MODEL_WORK)/heldapart-render $(MODEL_WORK)/heldapart-photos-game2 --out models
+	  --eval $(MODEL_WORK)/validation --report $(MODEL_WORK)/heldapart-render $(MODEL_WORK)/heldapart-photos-game2 \
+	  --out models --name $(MODEL_NAME)
+
+model-stone:
+	$(MAKE) model MODEL_RENDER=--stone MODEL_WORK=target/square-model-stone MODEL_NAME=square-cnn-stone
 
 # Sessions ray-traced by POV-Ray (Debian's povray, installed when missing) on boards and sets of
 # kinds the project's renderer never drew, read by the colours and by the learnt square model.

@@ -53,7 +53,7 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
         // The model as trained, each king's probability given to its man (a start has none).
         const NAMES: [&str; 6] = ["empty", "dark man", "light man", "dark king", "light king", "other"];
         let read: Vec<(usize, f32)> = learnt
-            .embeddings
+            .embeddings()
             .iter()
             .map(|embedding| {
                 let merged = square_model::kings_as_men(model.head().probabilities(embedding));

@@ -134,8 +134,12 @@ fn the_learnt_square_model_reads_a_session_it_never_saw() {
     cal.save(&path).unwrap();
     let cal = Calibration::load(&path).unwrap();
     assert_eq!(cal.square_head.as_ref(), Some(&head));
-    // A fresh model: the head comes from the file.
+    let chosen = cal.square_model.clone().expect("the calibration names the network its start chose");
+    // A fresh model: the network and its head come from the file.
     let mut model = SquareModel::builtin().unwrap();
+    model.use_calibration(&cal).unwrap();
+    assert_eq!(model.chosen_network(), Some(chosen.as_str()));
+    assert_eq!(model.head(), &head);
     let mut wrong = Vec::new();
     for name in ["Image_022", "Image_024"] {
         let d = detect_calibrated_with(&photo(name), &cal, Some(&mut model)).unwrap_or_else(|e| panic!("{name}: {e}"));

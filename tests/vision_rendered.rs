@@ -425,6 +425,43 @@ fn calibration_refuses_a_game_in_progress() {
     }
 }
 
+/// Of a model's networks, a session reads with the one whose head as trained reads its start
+/// surer: of the built-in network and the same network with a spoilt head (empty and dark man
+/// swapped), the start of tuning scene 34 (told by the model, the colours refuse it) and of
+/// scene 3 (the colours calibrate) choose the built-in one, whichever comes first; the
+/// calibration names it, and a calibration naming a network the model lacks is refused by name.
+#[test]
+fn a_session_reads_with_the_network_that_reads_its_start_surer() {
+    let mut spoilt: serde_json::Value = serde_json::from_str(square_model::BUILTIN_JSON).unwrap();
+    for key in ["weights", "bias"] {
+        spoilt["head"][key].as_array_mut().unwrap().swap(0, 1);
+    }
+    let spoilt = spoilt.to_string();
+    let general = ("general", square_model::BUILTIN_ONNX, square_model::BUILTIN_JSON);
+    let spoilt = ("spoilt", square_model::BUILTIN_ONNX, spoilt.as_str());
+    let base = ColourModel::named("wooden").unwrap();
+    for seed in [34, 3] {
+        let (image, _) = rendered_start(&random_scene(seed, Palette::Wooden), seed);
+        for networks in [[general, spoilt], [spoilt, general]] {
+            let mut model = SquareModel::from_networks(&networks).unwrap();
+            assert_eq!(model.chosen_network(), None, "no network is chosen before a start");
+            let (cal, _) = Calibration::from_image_with(&image, &base, None, "wooden start", Some(&mut model)).unwrap_or_else(|e| panic!("scene {seed}: {e}"));
+            assert_eq!(cal.square_model.as_deref(), Some("general"), "scene {seed}");
+            assert_eq!(model.chosen_network(), Some("general"));
+            let mut fresh = SquareModel::from_networks(&networks).unwrap();
+            fresh.use_calibration(&cal).unwrap();
+            assert_eq!(fresh.chosen_network(), Some("general"));
+            assert_eq!(fresh.head(), cal.square_head.as_ref().unwrap(), "the session's head goes to the network it chose");
+        }
+    }
+    let (image, _) = rendered_start(&random_scene(3, Palette::Wooden), 3);
+    let mut model = SquareModel::from_networks(&[general]).unwrap();
+    let (mut cal, _) = Calibration::from_image_with(&image, &base, None, "wooden start", Some(&mut model)).unwrap();
+    cal.square_model = Some("marble".into());
+    let err = model.use_calibration(&cal).unwrap_err().to_string();
+    assert!(err.contains("no network named \"marble\"") && err.contains("general"), "{err}");
+}
+
 /// A wooden set whose men the session's colours cannot tell from its squares (tuning scene 34:
 /// after learning from the start the colours still read four of its men empty or misplaced):
 /// the learnt square model tells the start instead, the colours are learnt where it says the

@@ -175,6 +175,7 @@ def main():
     ap.add_argument("--arch", default="pooled", help="network shape: pooled (default, the model shipped) or strided (faster, tried)")
     ap.add_argument("--hot-spot", action="store_true", help="add a lamp's hot spot to the photometric changes")
     ap.add_argument("--out", default="models")
+    ap.add_argument("--name", default="square-cnn", help="file name of the network and its card, without .onnx and .json")
     ap.add_argument("--untrained", action="store_true", help="write the untrained network (to bootstrap a build)")
     args = ap.parse_args()
 
@@ -240,7 +241,7 @@ def main():
 
     net.eval()
     os.makedirs(args.out, exist_ok=True)
-    onnx_path = os.path.join(args.out, "square-cnn.onnx")
+    onnx_path = os.path.join(args.out, args.name + ".onnx")
     dummy = torch.zeros(32, 3, PATCH, PATCH)
     torch.onnx.export(net.features, dummy, onnx_path, input_names=["patches"], output_names=["embedding"],
                       dynamic_axes={"patches": {0: "squares"}, "embedding": {0: "squares"}}, opset_version=11,
@@ -254,10 +255,10 @@ def main():
         "head": {"weights": net.head.weight.detach().tolist(), "bias": net.head.bias.detach().tolist()},
         "training": log,
     }
-    with open(os.path.join(args.out, "square-cnn.json"), "w") as f:
+    with open(os.path.join(args.out, args.name + ".json"), "w") as f:
         json.dump(card, f, indent=1)
         f.write("\n")
-    print(f"wrote {onnx_path} ({os.path.getsize(onnx_path)} bytes) and square-cnn.json", flush=True)
+    print(f"wrote {onnx_path} ({os.path.getsize(onnx_path)} bytes) and {args.name}.json", flush=True)
 
 
 if __name__ == "__main__":

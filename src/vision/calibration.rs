@@ -51,6 +51,10 @@ pub struct Calibration {
     /// made without the model; it then reads with the head as trained).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub square_head: Option<SquareHead>,
+    /// Which of the model's networks the session's start chose (`general` or `stone`; absent:
+    /// `general`, as in files made before there were two).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub square_model: Option<String>,
 }
 
 impl Calibration {
@@ -83,6 +87,7 @@ impl Calibration {
             base_palette: base.name.clone(),
             palette,
             square_head: None,
+            square_model: None,
         }
     }
 
@@ -120,6 +125,8 @@ impl Calibration {
         let loc = Calibration::location_of(img, corners)?;
         let found = Calibration::from_image_at(img, base, &loc, corners.is_some(), source);
         let Some(model) = model else { return found };
+        // A new session: its start chooses the model's network afresh.
+        model.forget_session();
         match found {
             Ok((mut cal, loc)) => {
                 let learnt = LearntReading::read(model, img, &loc, cal.top_left_dark)?;
@@ -136,10 +143,13 @@ impl Calibration {
     }
 
     /// Fine-tune the square model's head on the start position this calibration was learnt
-    /// from (`learnt`: the model's reading of that frame) and keep the head.
+    /// from (`learnt`: the model's reading of that frame; a session that has not chosen its
+    /// network chooses it here) and keep the head and the network's name.
     pub fn fine_tune(&mut self, model: &mut SquareModel, learnt: &LearntReading) {
         learnt.adapt(model, &start_position(self.white_home, self.top_left_dark));
         self.square_head = Some(model.head().clone());
+        self.square_model = model.chosen_network().map(str::to_string);
+        tracing::debug!("{}: the square model reads with its {} network", self.source, self.square_model.as_deref().unwrap_or("general"));
     }
 
     /// Learn from one still image of the start position (corners found, or given). Found

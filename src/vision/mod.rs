@@ -235,7 +235,7 @@ pub fn detect_at_with(img: &opencv::core::Mat, location: BoardLocation, model: &
     let mut reading = classify_with(&rect, model, lean.as_ref())?;
     if let Some(squares) = squares {
         let learnt = square_model::LearntReading::read(squares, img, &location, reading.top_left_dark)?;
-        learnt.apply(squares.head(), &mut reading, model.distinct_kings(), model.min_confidence);
+        learnt.apply(squares, &mut reading, model.distinct_kings(), model.min_confidence);
     }
     let orientation = orientation(&reading);
     Ok(Detection {

@@ -36,6 +36,14 @@ pub const AREA_PX: i32 = 8 * PX_PER_SQUARE + 2 * MARGIN_PX;
 /// The model built into the binary.
 pub const BUILTIN_ONNX: &[u8] = include_bytes!("../../models/square-cnn.onnx");
 pub const BUILTIN_JSON: &str = include_str!("../../models/square-cnn.json");
+/// The second network built in: trained on boards that also include veined stone and tall men
+/// (`make model-stone`). A session reads with the one of the two that reads its start surer.
+pub const STONE_ONNX: &[u8] = include_bytes!("../../models/square-cnn-stone.onnx");
+pub const STONE_JSON: &str = include_str!("../../models/square-cnn-stone.json");
+
+/// The built-in networks by name, as a calibration names the one its session chose; the
+/// first is the one a session reads with until its start has chosen.
+pub const BUILTIN_NETWORKS: [(&str, &[u8], &str); 2] = [("general", BUILTIN_ONNX, BUILTIN_JSON), ("stone", STONE_ONNX, STONE_JSON)];
 
 /// The model file's description of the network (`models/square-cnn.json`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -216,12 +224,22 @@ pub fn patches_blob(area: &Mat, squares: &[(usize, usize)]) -> Result<Mat> {
     Ok(blob)
 }
 
-/// The network and its head.
-pub struct SquareModel {
+/// One trained network, its card and its head.
+struct Network {
+    name: String,
     net: dnn::Net,
     card: ModelCard,
     /// The head as trained, the floor every session's adaptation starts from.
     trained_head: SquareHead,
+}
+
+/// The square model: one or more trained networks, of which each session reads with one, the
+/// one that reads its start position surer ([`LearntReading::adapt`]); until a start has chosen,
+/// every network reads (so that the start can choose) and the first one's reading is used.
+pub struct SquareModel {
+    networks: Vec<Network>,
+    /// The network this session reads with, once its start position has chosen it.
+    chosen: Option<usize>,
     /// The last board area's warp and the location it was made for.
     warp: Option<(WarpKey, AreaWarp)>,
 }
@@ -236,7 +254,8 @@ struct WarpKey {
 
 impl std::fmt::Debug for SquareModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SquareModel").field("embedding", &self.card.embedding).finish_non_exhaustive()
+        let names: Vec<&str> = self.networks.iter().map(|n| n.name.as_str()).collect();
+        f.debug_struct("SquareModel").field("networks", &names).field("chosen", &self.chosen).finish_non_exhaustive()
     }
 }
 
@@ -249,35 +268,40 @@ pub struct SquareVerdict {
 }
 
 impl SquareModel {
-    /// The model built into the binary.
+    /// The model built into the binary: both its networks, the session's start to choose.
     pub fn builtin() -> Result<SquareModel> {
-        SquareModel::from_parts(BUILTIN_ONNX, BUILTIN_JSON)
+        SquareModel::from_networks(&BUILTIN_NETWORKS)
     }
 
-    /// A model from its ONNX network and its card (JSON).
+    /// A model of one network from its ONNX file and its card (JSON).
     pub fn from_parts(onnx: &[u8], card_json: &str) -> Result<SquareModel> {
-        let card: ModelCard = serde_json::from_str(card_json).map_err(|e| VisionError::Palette(format!("square model card: {e}")))?;
-        if card.format != FORMAT {
-            return Err(VisionError::Palette(format!("square model card: format {:?}, expected {FORMAT:?}", card.format)));
-        }
-        if card.px_per_square != PX_PER_SQUARE || card.margin_px != MARGIN_PX {
-            return Err(VisionError::Palette(format!(
-                "square model card: trained on {} px squares with {} px margins, this build cuts {PX_PER_SQUARE} and {MARGIN_PX}",
-                card.px_per_square, card.margin_px
-            )));
-        }
-        card.head.validate(card.embedding).map_err(|e| VisionError::Palette(format!("square model card: {e}")))?;
-        let buffer: core::Vector<u8> = onnx.iter().copied().collect();
-        let mut net = dnn::read_net_from_onnx_buffer(&buffer).map_err(|e| VisionError::Palette(format!("square model network: {e}")))?;
-        net.set_preferable_backend(dnn::DNN_BACKEND_OPENCV)?;
-        net.set_preferable_target(dnn::DNN_TARGET_CPU)?;
-        let trained_head = card.head.clone();
-        Ok(SquareModel { net, card, trained_head, warp: None })
+        SquareModel::from_networks(&[("general", onnx, card_json)])
     }
 
-    /// The head in use (the trained one, or the session's).
+    /// A model of several networks (name, ONNX file, card), each session to choose one by its
+    /// start; a model of one network reads with it from the start.
+    pub fn from_networks(networks: &[(&str, &[u8], &str)]) -> Result<SquareModel> {
+        if networks.is_empty() {
+            return Err(VisionError::Palette("square model: no network given".into()));
+        }
+        let networks = networks.iter().map(|&(name, onnx, card)| Network::from_parts(name, onnx, card)).collect::<Result<Vec<_>>>()?;
+        let chosen = (networks.len() == 1).then_some(0);
+        Ok(SquareModel { networks, chosen, warp: None })
+    }
+
+    /// The network a reading uses: the chosen one, or the first until a start chooses.
+    fn reading_network(&self) -> usize {
+        self.chosen.unwrap_or(0)
+    }
+
+    /// Name of the network this session reads with (`None` until its start has chosen).
+    pub fn chosen_network(&self) -> Option<&str> {
+        self.chosen.map(|k| self.networks[k].name.as_str())
+    }
+
+    /// The head in use (the trained one, or the session's) of the network that reads.
     pub fn head(&self) -> &SquareHead {
-        &self.card.head
+        &self.networks[self.reading_network()].card.head
     }
 
     /// The board area of a located board, its warp kept while the board stays where it is.
@@ -289,8 +313,93 @@ impl SquareModel {
         self.warp.as_ref().expect("warp set").1.apply(img)
     }
 
-    /// Embeddings of the given squares of a board area.
+    /// Embeddings of the given squares of a board area, by the network that reads.
     pub fn embed(&mut self, area: &Mat, squares: &[(usize, usize)]) -> Result<Vec<Vec<f32>>> {
+        let k = self.reading_network();
+        self.networks[k].embed(area, squares)
+    }
+
+    /// The given squares of a board area, read.
+    pub fn read(&mut self, area: &Mat, squares: &[(usize, usize)]) -> Result<Vec<SquareVerdict>> {
+        let embeddings = self.embed(area, squares)?;
+        let head = self.head();
+        Ok(embeddings.into_iter().map(|embedding| SquareVerdict { probs: head.probabilities(&embedding), embedding }).collect())
+    }
+
+    /// Read with `network` from now on and fine-tune its head on labelled squares of this
+    /// session (a start position's playing squares): `labels` index [`CLASSES`] (`OTHER` for a
+    /// hand). Always from the trained head, so a second calibration does not stack on the first.
+    fn choose_and_adapt(&mut self, network: usize, embeddings: &[Vec<f32>], labels: &[usize]) {
+        let n = &mut self.networks[network];
+        n.card.head = n.trained_head.adapted(embeddings, labels, Adaptation::default());
+        self.chosen = Some(network);
+    }
+
+    /// Fine-tune the reading network's head on labelled squares of this session.
+    pub fn adapt(&mut self, embeddings: &[Vec<f32>], labels: &[usize]) {
+        self.choose_and_adapt(self.reading_network(), embeddings, labels);
+    }
+
+    /// Back to the trained heads, no network chosen (a new session). A model of one network
+    /// keeps it.
+    pub fn forget_session(&mut self) {
+        for n in &mut self.networks {
+            n.card.head = n.trained_head.clone();
+        }
+        self.chosen = if self.networks.len() == 1 { Some(0) } else { None };
+    }
+
+    /// Use a session's head learnt before (a calibration file's) on the reading network.
+    pub fn set_session_head(&mut self, head: SquareHead) -> Result<()> {
+        let n = &mut self.networks[self.reading_network()];
+        head.validate(n.card.embedding).map_err(|e| VisionError::Calibration(format!("square model ({}) {e}", n.name)))?;
+        n.card.head = head;
+        Ok(())
+    }
+
+    /// Read as a calibration says: with the network its session chose (the general one when it
+    /// names none, as files made before there were two do not) and its session's head, or the
+    /// trained head when it was made without the model.
+    pub fn use_calibration(&mut self, cal: &super::Calibration) -> Result<()> {
+        let name = cal.square_model.as_deref().unwrap_or(BUILTIN_NETWORKS[0].0);
+        let Some(k) = self.networks.iter().position(|n| n.name == name) else {
+            return Err(unknown_network(name, &self.networks.iter().map(|n| n.name.as_str()).collect::<Vec<_>>()));
+        };
+        self.forget_session();
+        self.chosen = Some(k);
+        match &cal.square_head {
+            Some(head) => self.set_session_head(head.clone()),
+            None => Ok(()),
+        }
+    }
+}
+
+fn unknown_network(name: &str, known: &[&str]) -> VisionError {
+    VisionError::Calibration(format!("square model: no network named {name:?} (this one has {})", known.join(", ")))
+}
+
+impl Network {
+    fn from_parts(name: &str, onnx: &[u8], card_json: &str) -> Result<Network> {
+        let card: ModelCard = serde_json::from_str(card_json).map_err(|e| VisionError::Palette(format!("square model card ({name}): {e}")))?;
+        if card.format != FORMAT {
+            return Err(VisionError::Palette(format!("square model card ({name}): format {:?}, expected {FORMAT:?}", card.format)));
+        }
+        if card.px_per_square != PX_PER_SQUARE || card.margin_px != MARGIN_PX {
+            return Err(VisionError::Palette(format!(
+                "square model card ({name}): trained on {} px squares with {} px margins, this build cuts {PX_PER_SQUARE} and {MARGIN_PX}",
+                card.px_per_square, card.margin_px
+            )));
+        }
+        card.head.validate(card.embedding).map_err(|e| VisionError::Palette(format!("square model card ({name}): {e}")))?;
+        let buffer: core::Vector<u8> = onnx.iter().copied().collect();
+        let mut net = dnn::read_net_from_onnx_buffer(&buffer).map_err(|e| VisionError::Palette(format!("square model network ({name}): {e}")))?;
+        net.set_preferable_backend(dnn::DNN_BACKEND_OPENCV)?;
+        net.set_preferable_target(dnn::DNN_TARGET_CPU)?;
+        let trained_head = card.head.clone();
+        Ok(Network { name: name.to_string(), net, card, trained_head })
+    }
+
+    fn embed(&mut self, area: &Mat, squares: &[(usize, usize)]) -> Result<Vec<Vec<f32>>> {
         if squares.is_empty() {
             return Ok(Vec::new());
         }
@@ -300,50 +409,13 @@ impl SquareModel {
         let out = out.reshape(1, squares.len() as i32)?;
         let dim = self.card.embedding;
         if out.cols() as usize != dim {
-            return Err(VisionError::Palette(format!("square model network gives {} values a square, its card says {dim}", out.cols())));
+            return Err(VisionError::Palette(format!("square model network ({}) gives {} values a square, its card says {dim}", self.name, out.cols())));
         }
         let mut embeddings = Vec::with_capacity(squares.len());
         for n in 0..squares.len() as i32 {
             embeddings.push(out.at_row::<f32>(n)?.to_vec());
         }
         Ok(embeddings)
-    }
-
-    /// The given squares of a board area, read.
-    pub fn read(&mut self, area: &Mat, squares: &[(usize, usize)]) -> Result<Vec<SquareVerdict>> {
-        let embeddings = self.embed(area, squares)?;
-        Ok(embeddings.into_iter().map(|embedding| SquareVerdict { probs: self.card.head.probabilities(&embedding), embedding }).collect())
-    }
-
-    /// Fine-tune the head on labelled squares of this session (a start position's playing
-    /// squares): `labels` index [`CLASSES`] (`OTHER` for a hand). Always from the trained head,
-    /// so a second calibration does not stack on the first.
-    pub fn adapt(&mut self, embeddings: &[Vec<f32>], labels: &[usize]) {
-        self.card.head = self.trained_head.adapted(embeddings, labels, Adaptation::default());
-    }
-
-    /// Back to the trained head (a new session).
-    pub fn forget_session(&mut self) {
-        self.card.head = self.trained_head.clone();
-    }
-
-    /// Use a session's head learnt before (a calibration file's).
-    pub fn set_session_head(&mut self, head: SquareHead) -> Result<()> {
-        head.validate(self.card.embedding).map_err(|e| VisionError::Calibration(format!("square model {e}")))?;
-        self.card.head = head;
-        Ok(())
-    }
-
-    /// Read as a calibration says: with its session's head, or the trained one when it was
-    /// made without the model.
-    pub fn use_calibration(&mut self, cal: &super::Calibration) -> Result<()> {
-        match &cal.square_head {
-            Some(head) => self.set_session_head(head.clone()),
-            None => {
-                self.forget_session();
-                Ok(())
-            }
-        }
     }
 }
 
@@ -390,64 +462,113 @@ pub fn kings_as_men(p: [f32; HEAD_CLASSES]) -> [f32; HEAD_CLASSES] {
 pub struct LearntReading {
     /// (row, col) in the image grid of each playing square read.
     pub squares: Vec<(usize, usize)>,
-    pub embeddings: Vec<Vec<f32>>,
+    /// Each network's embeddings of the squares, by the model's order of networks; empty for a
+    /// network that did not read (once a session has chosen, only its network reads).
+    embeddings: Vec<Vec<Vec<f32>>>,
+    /// The network whose reading is used (the model's reading network when it read).
+    network: usize,
 }
 
 impl LearntReading {
     /// Read the playing squares (those where `(row + col) % 2 == 0` equals `top_left_dark`)
-    /// of a located board.
+    /// of a located board: by the network the session chose, or by every network until a
+    /// start has chosen.
     pub fn read(model: &mut SquareModel, img: &Mat, loc: &BoardLocation, top_left_dark: bool) -> Result<LearntReading> {
         let area = model.located_area(img, loc)?;
         let squares = playing_squares(top_left_dark);
-        let embeddings = model.embed(&area, &squares)?;
-        Ok(LearntReading { squares, embeddings })
+        let chosen = model.chosen;
+        let mut embeddings = Vec::with_capacity(model.networks.len());
+        for (k, network) in model.networks.iter_mut().enumerate() {
+            embeddings.push(if chosen.is_none_or(|c| c == k) { network.embed(&area, &squares)? } else { Vec::new() });
+        }
+        Ok(LearntReading { squares, embeddings, network: model.reading_network() })
     }
 
-    /// The side whose start position this reading shows by the trained head alone (the model
-    /// before any session taught it), if one does beyond doubt: every playing square read as
-    /// that start has it, at least [`START_CONFIDENCE`] sure (a stacked king counts as its man),
-    /// but for at most [`START_MEN_READ_EMPTY`] men read empty: the model's most common error
-    /// (a dark man on a dark square), which no start position one move on explains, since a
-    /// move also fills a square the start leaves empty.
+    /// The embeddings of the network whose reading is used.
+    pub fn embeddings(&self) -> &[Vec<f32>] {
+        &self.embeddings[self.network]
+    }
+
+    /// Each network that read, with how surely its head as trained reads `start` (row, col,
+    /// class of every playing square): the mean log-probability of the start's classes, each
+    /// king's given to its man.
+    fn start_scores(&self, model: &SquareModel, start: &[(usize, usize, super::ColourClass)]) -> Vec<(usize, f32)> {
+        let mut scores = Vec::new();
+        for (k, embeddings) in self.embeddings.iter().enumerate().filter(|(_, e)| !e.is_empty()) {
+            let head = &model.networks[k].trained_head;
+            let mut sum = 0.0f32;
+            let mut n = 0usize;
+            for &(r, c, class) in start {
+                if let Some(i) = self.squares.iter().position(|&s| s == (r, c)) {
+                    sum += kings_as_men(head.probabilities(&embeddings[i]))[class_index(class)].max(1e-6).ln();
+                    n += 1;
+                }
+            }
+            scores.push((k, if n == 0 { f32::NEG_INFINITY } else { sum / n as f32 }));
+        }
+        scores
+    }
+
+    /// The side whose start position this reading shows by a network's head alone as trained
+    /// (the model before any session taught it), if one does beyond doubt: every playing square
+    /// read as that start has it, at least [`START_CONFIDENCE`] sure (a stacked king counts as
+    /// its man), but for at most [`START_MEN_READ_EMPTY`] men read empty: the model's most
+    /// common error (a dark man on a dark square), which no start position one move on
+    /// explains, since a move also fills a square the start leaves empty. When networks tell
+    /// different sides, the one read surer wins.
     pub fn start_side(&self, model: &SquareModel, top_left_dark: bool) -> Option<super::Side> {
         use super::Side;
-        let read: Vec<((usize, usize), usize, f32)> = self
-            .squares
-            .iter()
-            .zip(&self.embeddings)
-            .map(|(&square, embedding)| {
-                let merged = kings_as_men(model.trained_head.probabilities(embedding));
-                let (best, &sure) = merged.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).expect("six classes");
-                (square, best, sure)
-            })
-            .collect();
         let empty = class_index(super::ColourClass::Empty);
-        [Side::Top, Side::Bottom, Side::Left, Side::Right].into_iter().find(|&side| {
-            let start = super::palette::start_position(side, top_left_dark);
-            let mut men_read_empty = 0;
-            let all_read = start.len() == read.len()
-                && start.iter().all(|&(r, c, class)| {
-                    let Some(&(_, best, sure)) = read.iter().find(|s| s.0 == (r, c)) else { return false };
-                    if best == class_index(class) && sure >= START_CONFIDENCE {
-                        true
-                    } else if best == empty && class != super::ColourClass::Empty {
-                        men_read_empty += 1;
-                        true
-                    } else {
-                        false
-                    }
-                });
-            all_read && men_read_empty <= START_MEN_READ_EMPTY
-        })
+        let mut best: Option<(Side, f32)> = None;
+        for (k, embeddings) in self.embeddings.iter().enumerate().filter(|(_, e)| !e.is_empty()) {
+            let read: Vec<((usize, usize), usize, f32)> = self
+                .squares
+                .iter()
+                .zip(embeddings)
+                .map(|(&square, embedding)| {
+                    let merged = kings_as_men(model.networks[k].trained_head.probabilities(embedding));
+                    let (best, &sure) = merged.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).expect("six classes");
+                    (square, best, sure)
+                })
+                .collect();
+            let side = [Side::Top, Side::Bottom, Side::Left, Side::Right].into_iter().find(|&side| {
+                let start = super::palette::start_position(side, top_left_dark);
+                let mut men_read_empty = 0;
+                let all_read = start.len() == read.len()
+                    && start.iter().all(|&(r, c, class)| {
+                        let Some(&(_, best, sure)) = read.iter().find(|s| s.0 == (r, c)) else { return false };
+                        if best == class_index(class) && sure >= START_CONFIDENCE {
+                            true
+                        } else if best == empty && class != super::ColourClass::Empty {
+                            men_read_empty += 1;
+                            true
+                        } else {
+                            false
+                        }
+                    });
+                all_read && men_read_empty <= START_MEN_READ_EMPTY
+            });
+            if let Some(side) = side {
+                let start = super::palette::start_position(side, top_left_dark);
+                let score = self.start_scores(model, &start).into_iter().find(|s| s.0 == k).map_or(f32::NEG_INFINITY, |s| s.1);
+                if best.is_none_or(|(_, b)| score > b) {
+                    best = Some((side, score));
+                }
+            }
+        }
+        best.map(|(side, _)| side)
     }
 
-    /// Put the model's verdicts (by `head`) on the playing squares of `reading`, in place of the
-    /// colours'. `distinct_kings`: whether the set's kings look unlike its men (a stacked king
+    /// Put the model's verdicts (by the network the session reads with, and its head) on the
+    /// playing squares of `reading`, in place of the colours'. `distinct_kings`: whether the set's kings look unlike its men (a stacked king
     /// of the wooden set does not: its probability goes to the man, as the colours read it).
     /// Below `min_confidence` a square reads `?`, as with the colours.
-    pub fn apply(&self, head: &SquareHead, reading: &mut super::BoardReading, distinct_kings: bool, min_confidence: f32) {
+    pub fn apply(&self, model: &SquareModel, reading: &mut super::BoardReading, distinct_kings: bool, min_confidence: f32) {
         let share = COLOUR_SHARE;
-        for (&(r, c), embedding) in self.squares.iter().zip(&self.embeddings) {
+        // A reading made before the session chose its network has every network's embeddings.
+        let k = if self.embeddings[model.reading_network()].is_empty() { self.network } else { model.reading_network() };
+        let head = &model.networks[k].card.head;
+        for (&(r, c), embedding) in self.squares.iter().zip(&self.embeddings[k]) {
             let mut p = head.probabilities(embedding);
             if !distinct_kings {
                 p = kings_as_men(p);
@@ -473,18 +594,23 @@ impl LearntReading {
         }
     }
 
-    /// Fine-tune `model`'s head on this reading as a start position: `start` gives every playing
-    /// square's class (row, col, class) in the image grid.
+    /// Fine-tune `model` on this reading as a start position: `start` gives every playing
+    /// square's class (row, col, class) in the image grid. A session that has not chosen its
+    /// network yet chooses here the one whose head as trained reads the start surer.
     pub fn adapt(&self, model: &mut SquareModel, start: &[(usize, usize, super::ColourClass)]) {
+        let k = match model.chosen {
+            Some(c) if !self.embeddings[c].is_empty() => c,
+            _ => self.start_scores(model, start).into_iter().max_by(|a, b| a.1.total_cmp(&b.1)).map_or(self.network, |s| s.0),
+        };
         let mut embeddings = Vec::new();
         let mut labels = Vec::new();
         for &(r, c, class) in start {
-            if let Some(k) = self.squares.iter().position(|&s| s == (r, c)) {
-                embeddings.push(self.embeddings[k].clone());
+            if let Some(i) = self.squares.iter().position(|&s| s == (r, c)) {
+                embeddings.push(self.embeddings[k][i].clone());
                 labels.push(class_index(class));
             }
         }
-        model.adapt(&embeddings, &labels);
+        model.choose_and_adapt(k, &embeddings, &labels);
     }
 }
 

@@ -580,7 +580,7 @@ impl Watcher {
     /// The square model's verdicts on the playing squares, in place of the colours'.
     fn apply_learnt(&self, learnt: Option<&LearntReading>, reading: &mut BoardReading) {
         if let (Some(model), Some(learnt)) = (self.square_model.as_ref(), learnt) {
-            learnt.apply(model.head(), reading, self.palette.distinct_kings(), self.palette.min_confidence);
+            learnt.apply(model, reading, self.palette.distinct_kings(), self.palette.min_confidence);
         }
     }
 

@@ -351,7 +351,8 @@ impl SquareModel {
 
     /// Use a session's head learnt before (a calibration file's) on the reading network.
     pub fn set_session_head(&mut self, head: SquareHead) -> Result<()> {
-        let n = &mut self.networks[self.reading_network()];
+        let k = self.reading_network();
+        let n = &mut self.networks[k];
         head.validate(n.card.embedding).map_err(|e| VisionError::Calibration(format!("square model ({}) {e}", n.name)))?;
         n.card.head = head;
         Ok(())

@@ -43,9 +43,9 @@ corpus: build
 	@[ -d $(SHARED)/data ] || { echo "no $(SHARED)/data: corpus checks skipped"; exit 0; }
 	BOARDWATCH_SHARED=$(SHARED) $(CARGO) test --locked -- --ignored --test-threads=1
 
-# The learnt square model's two networks: `make model` the general one (models/square-cnn.onnx,
-# .json), `make model-stone` the one trained on boards that also include veined stone and tall men
-# (models/square-cnn-stone.*); each session reads with the one that reads its start surer. Each:
+# The learnt square model: `make model` its network (models/square-cnn.onnx, .json);
+# `make model-stone` a candidate trained on boards that also include veined stone and tall men
+# (models/square-cnn-stone.*, not built in: BENCHMARKS.md says why). Each:
 # render the training boards, cut the labelled photos of game 1, train with Debian's PyTorch;
 # about 45 minutes on 2 cores. The held-apart sets are in models/square-model/README.md.
 MODEL_WORK ?= target/square-model

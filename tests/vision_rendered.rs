@@ -314,12 +314,7 @@ fn check_bar(family: Family, tally: &Tally, bar: &Bar) {
         (tally.frames_right as f64) < bar.right_frames * calibrated_frames as f64,
         misread > bar.misread_squares,
     ];
-    assert!(
-        !problems.iter().any(|&p| p),
-        "{}\n{}",
-        tally.summary(family),
-        tally.failures.iter().take(30).cloned().collect::<Vec<_>>().join("\n")
-    );
+    assert!(!problems.iter().any(|&p| p), "{}\n{}", tally.summary(family), tally.failures.iter().take(30).cloned().collect::<Vec<_>>().join("\n"));
 }
 
 /// Two scenes per palette, a few frames each.
@@ -445,7 +440,8 @@ fn a_session_reads_with_the_network_that_reads_its_start_surer() {
         for networks in [[general, spoilt], [spoilt, general]] {
             let mut model = SquareModel::from_networks(&networks).unwrap();
             assert_eq!(model.chosen_network(), None, "no network is chosen before a start");
-            let (cal, _) = Calibration::from_image_with(&image, &base, None, "wooden start", Some(&mut model)).unwrap_or_else(|e| panic!("scene {seed}: {e}"));
+            let (cal, _) =
+                Calibration::from_image_with(&image, &base, None, "wooden start", Some(&mut model)).unwrap_or_else(|e| panic!("scene {seed}: {e}"));
             assert_eq!(cal.square_model.as_deref(), Some("general"), "scene {seed}");
             assert_eq!(model.chosen_network(), Some("general"));
             let mut fresh = SquareModel::from_networks(&networks).unwrap();
@@ -500,7 +496,11 @@ fn a_start_the_colours_cannot_tell_is_told_by_the_learnt_square_model() {
     }
     let (unfinished, _) = render_frame(&scene_226, &setting_up, None, session::start_noise(226)).unwrap();
     let refused = Calibration::from_image_with(&to_mat(&unfinished), &base, None, "board being set up", Some(&mut model));
-    assert!(refused.as_ref().is_err_and(|e| e.to_string().contains("not a start position")), "three men missing: {:?}", refused.map(|c| c.0.white_home));
+    assert!(
+        refused.as_ref().is_err_and(|e| e.to_string().contains("not a start position")),
+        "three men missing: {:?}",
+        refused.map(|c| c.0.white_home)
+    );
     // A watcher (replay, the daemon) calibrating by itself on the same still start does likewise
     // with the model, and not without it.
     for (squares, calibrates) in [(SquareReader::Colours, false), (SquareReader::Learnt, true)] {
@@ -615,6 +615,62 @@ fn a_window_one_square_off_is_put_right_by_the_start_positions_men() {
         assert!(error <= 0.1, "({du}, {dv}): corners off by {error:.3} square after moving");
         assert!(corner_error(&cal.corners, &truth.corners) <= 0.1);
     }
+}
+
+/// The same with a set the colours cannot tell (tuning scene 34, whose start only the learnt
+/// square model tells): from each of the four windows one square off, and the four a row and a
+/// column off, the model's start puts the window back on the board's own corners.
+#[test]
+fn a_window_one_square_off_is_put_right_by_the_men_the_learnt_model_sees() {
+    let scene = random_scene(34, Palette::Wooden);
+    let base = ColourModel::wooden().unwrap();
+    let (frame, truth) = rendered_start(&scene, 34);
+    let found = locate_board(&frame, None).unwrap_or_else(|e| panic!("{e}"));
+    assert!(corner_error(&found.corners, &truth.corners) <= 0.1, "the board itself is found");
+    let mut model = SquareModel::builtin().unwrap();
+    for (du, dv) in [(0.0, 1.0), (0.0, -1.0), (1.0, 0.0), (-1.0, 0.0), (1.0, 1.0), (-1.0, 1.0), (1.0, -1.0), (-1.0, -1.0)] {
+        let off = found.shifted(du, dv);
+        assert!(Calibration::one_square_over(&frame, &base, &off, "found").is_none(), "({du}, {dv}): the colours alone cannot tell this start");
+        model.forget_session();
+        let (cal, moved) = Calibration::model_start_one_square_over(&frame, &base, &off, "found", &mut model)
+            .unwrap()
+            .unwrap_or_else(|| panic!("({du}, {dv}): not put right"));
+        let error = corner_error(&moved.corners, &truth.corners);
+        assert!(error <= 0.1, "({du}, {dv}): corners off by {error:.3} square after moving");
+        assert!(corner_error(&cal.corners, &truth.corners) <= 0.1 && cal.square_head.is_some());
+    }
+}
+
+/// A set whose two colours the model cannot tell apart (a network whose head reads every man
+/// half dark, half light, made from the built-in one) still shows a start by where its men stand: on tuning
+/// scene 34, which the colours refuse, the start is taken by occupancy, its sides told by which
+/// group's tops are darker, and White's home is where the built-in model puts it.
+#[test]
+fn a_start_is_told_by_where_the_men_stand_when_the_model_cannot_tell_their_colours() {
+    let mut colour_blind: serde_json::Value = serde_json::from_str(square_model::BUILTIN_JSON).unwrap();
+    // Dark and light man get the mean of their two rows: every man reads half dark, half light.
+    let head = colour_blind["head"].clone();
+    let rows: Vec<Vec<f64>> = (1..3).map(|k| head["weights"][k].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect()).collect();
+    let mean_row: Vec<f64> = rows[0].iter().zip(&rows[1]).map(|(a, b)| (a + b) / 2.0).collect();
+    let mean_bias = (head["bias"][1].as_f64().unwrap() + head["bias"][2].as_f64().unwrap()) / 2.0;
+    for k in 1..3 {
+        colour_blind["head"]["weights"][k] = serde_json::json!(mean_row);
+        colour_blind["head"]["bias"][k] = serde_json::json!(mean_bias);
+    }
+    let colour_blind = colour_blind.to_string();
+    let scene = random_scene(34, Palette::Wooden);
+    let base = ColourModel::wooden().unwrap();
+    let (image, _) = rendered_start(&scene, 34);
+    let mut model = SquareModel::builtin().unwrap();
+    let (reference, _) = Calibration::from_image_with(&image, &base, None, "wooden start", Some(&mut model)).unwrap();
+    let mut blind = SquareModel::from_networks(&[("colour-blind", square_model::BUILTIN_ONNX, colour_blind.as_str())]).unwrap();
+    let loc = locate_board(&image, None).unwrap();
+    let features = board_features_with(&rectify(&image, &loc).unwrap(), None).unwrap();
+    let learnt = square_model::LearntReading::read(&mut blind, &image, &loc, features.top_left_dark).unwrap();
+    assert_eq!(learnt.start_side(&blind, features.top_left_dark), None, "the colour-blind network reads no start by the men's colours");
+    assert!(learnt.start_by_occupancy(&blind, features.top_left_dark).is_some(), "it sees where the men stand");
+    let (cal, _) = Calibration::from_image_with(&image, &base, None, "wooden start", Some(&mut blind)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(cal.white_home, reference.white_home);
 }
 
 /// A checked tablecloth around the board: a lattice of squares beyond the board's edge, of

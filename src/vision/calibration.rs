@@ -12,7 +12,7 @@ use opencv::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::classify::{board_features_with, BoardFeatures};
-use super::locate::{locate_board, BoardLocation, Lens, ONE_SQUARE_OVER};
+use super::locate::{locate_board, BoardLocation, Lens, ONE_SQUARE_ACROSS, ONE_SQUARE_OVER};
 use super::palette::{start_position, ColourModel};
 use super::rectify::{rectify, BoardFrame, CameraPose};
 use super::source::{Frame, FrameSource};
@@ -51,8 +51,8 @@ pub struct Calibration {
     /// made without the model; it then reads with the head as trained).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub square_head: Option<SquareHead>,
-    /// Which of the model's networks the session's start chose (`general` or `stone`; absent:
-    /// `general`, as in files made before there were two).
+    /// Which of the model's networks the session's start chose (absent: `general`, the only
+    /// one built in today, as in files made before a model could hold several).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub square_model: Option<String>,
 }
@@ -104,7 +104,7 @@ impl Calibration {
         learnt: &LearntReading,
         refused: VisionError,
     ) -> Result<Calibration> {
-        let Some(side) = learnt.start_side(model, features.top_left_dark) else { return Err(refused) };
+        let Some(side) = learnt.start_side_seen(model, features) else { return Err(refused) };
         let palette = base.calibrate_as(features, side)?;
         let mut cal = Calibration::assemble(features, loc, base, source, palette, side);
         cal.fine_tune(model, learnt);
@@ -136,10 +136,41 @@ impl Calibration {
             Err(refused @ VisionError::Calibration(_)) => {
                 let features = Calibration::features_at(img, base, &loc)?;
                 let learnt = LearntReading::read(model, img, &loc, features.top_left_dark)?;
-                Ok((Calibration::from_model_start(&features, &loc, base, source, model, &learnt, refused)?, loc))
+                if learnt.start_side_seen(model, &features).is_some() || corners.is_some() {
+                    return Ok((Calibration::from_model_start(&features, &loc, base, source, model, &learnt, refused)?, loc));
+                }
+                Calibration::model_start_one_square_over(img, base, &loc, source, model)?.ok_or(refused)
             }
             Err(e) => Err(e),
         }
+    }
+
+    /// A found location where neither the colours nor the learnt square model see a start
+    /// position, moved one square over to where the model sees one (the first window of
+    /// [`ONE_SQUARE_OVER`], then of [`ONE_SQUARE_ACROSS`], that shows it), with its
+    /// calibration: a frame of the dark squares' own colour can put the lattice a row off (or a
+    /// row and a column), as a light one can, on a set the colours cannot tell (see
+    /// [`Calibration::one_square_over`] for the colours).
+    pub fn model_start_one_square_over(
+        img: &Mat,
+        base: &ColourModel,
+        loc: &BoardLocation,
+        source: &str,
+        model: &mut SquareModel,
+    ) -> Result<Option<(Calibration, BoardLocation)>> {
+        for &(du, dv) in ONE_SQUARE_OVER.iter().chain(&ONE_SQUARE_ACROSS) {
+            let moved = loc.shifted(du, dv);
+            let Ok(features) = Calibration::features_at(img, base, &moved) else { continue };
+            let learnt = LearntReading::read(model, img, &moved, features.top_left_dark)?;
+            if learnt.start_side_seen(model, &features).is_none() {
+                continue;
+            }
+            let refused = VisionError::Calibration("no start position".into());
+            let cal = Calibration::from_model_start(&features, &moved, base, source, model, &learnt, refused)?;
+            tracing::info!("{source}: the board's window moved by ({du}, {dv}) squares, where the learnt square model sees the start position");
+            return Ok(Some((cal, moved)));
+        }
+        Ok(None)
     }
 
     /// Fine-tune the square model's head on the start position this calibration was learnt

@@ -29,6 +29,11 @@ use opencv::{calib3d, core, imgproc};
 /// decide: the calibration tries these windows when the found one shows no start position.
 pub const ONE_SQUARE_OVER: [(f64, f64); 4] = [(0.0, 1.0), (0.0, -1.0), (1.0, 0.0), (-1.0, 0.0)];
 
+/// The windows one square over along both axes: a frame of the squares' colour on two
+/// neighbouring sides puts the window a row and a column off. Tried after [`ONE_SQUARE_OVER`]
+/// by the learnt square model, whose start position cannot be one two squares over.
+pub const ONE_SQUARE_ACROSS: [(f64, f64); 4] = [(1.0, 1.0), (1.0, -1.0), (-1.0, 1.0), (-1.0, -1.0)];
+
 /// Longest side of the image the search runs on. 640 keeps squares >= ~20 px for
 /// a board filling a third of the frame, and the whole search well under 100 ms.
 pub const WORK_PX: i32 = 640;

@@ -12,7 +12,7 @@ use opencv::prelude::*;
 
 use super::calibration::Calibration;
 use super::classify::{board_features_with, classify_features, BoardFeatures, BoardReading, LeanOffsets, ColourClass};
-use super::locate::{check_location, locate_board, BoardLocation, PatternCheck, ONE_SQUARE_OVER};
+use super::locate::{check_location, locate_board, BoardLocation, PatternCheck, ONE_SQUARE_ACROSS, ONE_SQUARE_OVER};
 use super::palette::ColourModel;
 use super::square_model::{LearntReading, SquareModel};
 use super::rectify::{rectify, start_position_side, to_board_coordinates, BoardFrame, BoardView, CameraPose};
@@ -595,19 +595,30 @@ impl Watcher {
     /// shows no start position and that one does (see `Calibration::one_square_over`): the
     /// moved location, its squares' features and the square model's reading there.
     fn start_one_square_over(&mut self, img: &Mat, loc: &BoardLocation) -> Result<Option<(BoardLocation, BoardFeatures, Option<LearntReading>)>> {
-        for &(du, dv) in ONE_SQUARE_OVER.iter() {
+        for (n, &(du, dv)) in ONE_SQUARE_OVER.iter().chain(&ONE_SQUARE_ACROSS).enumerate() {
+            let straight = n < ONE_SQUARE_OVER.len();
+            if !straight && self.square_model.is_none() {
+                break;
+            }
             let moved = loc.shifted(du, dv);
             let Ok(rect) = rectify(img, &moved) else { continue };
             let lean = CameraPose::from_location(&moved).map(|p| p.lean(self.palette.piece_height as f64));
             let features = board_features_with(&rect, lean.as_ref())?;
-            if Calibration::from_features(&features, &moved, &self.palette, &self.source).is_err() {
-                continue;
-            }
-            tracing::info!("{}: the board's window moved by ({du}, {dv}) squares, where the start position's men stand", self.source);
             let learnt = match self.square_model.as_mut() {
                 Some(model) => Some(LearntReading::read(model, img, &moved, features.top_left_dark)?),
                 None => None,
             };
+            // A start the colours see there (one square over along an axis), or the learnt
+            // square model (as on the window found; also a row and a column over).
+            let colours_start = straight && Calibration::from_features(&features, &moved, &self.palette, &self.source).is_ok();
+            let model_start = match (self.square_model.as_ref(), learnt.as_ref()) {
+                (Some(model), Some(learnt)) => learnt.start_side_seen(model, &features).is_some(),
+                _ => false,
+            };
+            if !colours_start && !model_start {
+                continue;
+            }
+            tracing::info!("{}: the board's window moved by ({du}, {dv}) squares, where the start position's men stand", self.source);
             return Ok(Some((moved, features, learnt)));
         }
         Ok(None)

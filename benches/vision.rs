@@ -131,11 +131,6 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
     report("  learnt: network on the 32 playing squares", time(300, || {
         model.embed(&area, &dark).unwrap();
     }));
-    // Until a session's start has chosen one, every network reads (board area included).
-    let mut undecided = SquareModel::builtin()?;
-    report("  learnt: board area and every network, before a start chooses one", time(300, || {
-        boardwatch::vision::square_model::LearntReading::read(&mut undecided, &frame, &loc, true).unwrap();
-    }));
 
     let lean = CameraPose::from_location(&loc).map(|p| p.lean(palette.piece_height as f64));
     let rect = rectify(&frame, &loc)?;

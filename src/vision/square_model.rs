@@ -272,7 +272,7 @@ impl SquareModel {
 
     /// A model of one network from its ONNX file and its card (JSON).
     pub fn from_parts(onnx: &[u8], card_json: &str) -> Result<SquareModel> {
-        SquareModel::from_networks(&[("general", onnx, card_json)])
+        SquareModel::from_networks(&[(BUILTIN_NETWORKS[0].0, onnx, card_json)])
     }
 
     /// A model of several networks (name, ONNX file, card), each session to choose one by its
@@ -330,11 +330,6 @@ impl SquareModel {
         let n = &mut self.networks[network];
         n.card.head = n.trained_head.adapted(embeddings, labels, Adaptation::default());
         self.chosen = Some(network);
-    }
-
-    /// Fine-tune the reading network's head on labelled squares of this session.
-    pub fn adapt(&mut self, embeddings: &[Vec<f32>], labels: &[usize]) {
-        self.choose_and_adapt(self.reading_network(), embeddings, labels);
     }
 
     /// Back to the trained heads, no network chosen (a new session). A model of one network
@@ -496,24 +491,29 @@ impl LearntReading {
         &self.embeddings[self.network]
     }
 
-    /// Each network that read, with how surely its head as trained reads `start` (row, col,
-    /// class of every playing square): the mean log-probability of the start's classes, each
-    /// king's given to its man.
-    fn start_scores(&self, model: &SquareModel, start: &[(usize, usize, super::ColourClass)]) -> Vec<(usize, f32)> {
-        let mut scores = Vec::new();
-        for (k, embeddings) in self.embeddings.iter().enumerate().filter(|(_, e)| !e.is_empty()) {
-            let head = &model.networks[k].trained_head;
-            let mut sum = 0.0f32;
-            let mut n = 0usize;
-            for &(r, c, class) in start {
-                if let Some(i) = self.squares.iter().position(|&s| s == (r, c)) {
-                    sum += kings_as_men(head.probabilities(&embeddings[i]))[class_index(class)].max(1e-6).ln();
-                    n += 1;
-                }
+    /// How surely network `k`'s head as trained reads `start` (row, col, class of every
+    /// playing square): the mean log-probability of the start's classes, each king's given to
+    /// its man.
+    fn start_score(&self, model: &SquareModel, k: usize, start: &[(usize, usize, super::ColourClass)]) -> f32 {
+        let head = &model.networks[k].trained_head;
+        let mut sum = 0.0f32;
+        let mut n = 0usize;
+        for &(r, c, class) in start {
+            if let Some(i) = self.squares.iter().position(|&s| s == (r, c)) {
+                sum += kings_as_men(head.probabilities(&self.embeddings[k][i]))[class_index(class)].max(1e-6).ln();
+                n += 1;
             }
-            scores.push((k, if n == 0 { f32::NEG_INFINITY } else { sum / n as f32 }));
         }
-        scores
+        if n == 0 {
+            f32::NEG_INFINITY
+        } else {
+            sum / n as f32
+        }
+    }
+
+    /// The networks that read this frame.
+    fn networks_read(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.embeddings.len()).filter(|&k| !self.embeddings[k].is_empty())
     }
 
     /// The side whose start position this reading shows by a network's head alone as trained
@@ -527,7 +527,8 @@ impl LearntReading {
         use super::Side;
         let empty = class_index(super::ColourClass::Empty);
         let mut best: Option<(Side, f32)> = None;
-        for (k, embeddings) in self.embeddings.iter().enumerate().filter(|(_, e)| !e.is_empty()) {
+        for k in self.networks_read() {
+            let embeddings = &self.embeddings[k];
             let read: Vec<((usize, usize), usize, f32)> = self
                 .squares
                 .iter()
@@ -557,7 +558,7 @@ impl LearntReading {
             });
             if let Some(side) = side {
                 let start = super::palette::start_position(side, top_left_dark);
-                let score = self.start_scores(model, &start).into_iter().find(|s| s.0 == k).map_or(f32::NEG_INFINITY, |s| s.1);
+                let score = self.start_score(model, k, &start);
                 if best.is_none_or(|(_, b)| score > b) {
                     best = Some((side, score));
                 }
@@ -604,7 +605,8 @@ impl LearntReading {
     /// sees one.
     pub fn start_by_occupancy(&self, model: &SquareModel, top_left_dark: bool) -> Option<(super::Side, f32)> {
         use super::{ColourClass, Side};
-        for (k, embeddings) in self.embeddings.iter().enumerate().filter(|(_, e)| !e.is_empty()) {
+        for k in self.networks_read() {
+            let embeddings = &self.embeddings[k];
             let probs: Vec<[f32; HEAD_CLASSES]> = embeddings.iter().map(|e| kings_as_men(model.networks[k].trained_head.probabilities(e))).collect();
             for side in [Side::Top, Side::Left] {
                 let start = super::palette::start_position(side, top_left_dark);
@@ -678,7 +680,10 @@ impl LearntReading {
     pub fn adapt(&self, model: &mut SquareModel, start: &[(usize, usize, super::ColourClass)]) {
         let k = match model.chosen {
             Some(c) if !self.embeddings[c].is_empty() => c,
-            _ => self.start_scores(model, start).into_iter().max_by(|a, b| a.1.total_cmp(&b.1)).map_or(self.network, |s| s.0),
+            _ => self
+                .networks_read()
+                .max_by(|&a, &b| self.start_score(model, a, start).total_cmp(&self.start_score(model, b, start)))
+                .unwrap_or(self.network),
         };
         let mut embeddings = Vec::new();
         let mut labels = Vec::new();

@@ -610,12 +610,12 @@ impl Watcher {
             };
             // A start the colours see there (one square over along an axis), or the learnt
             // square model (as on the window found; also a row and a column over).
-            let colours_start = straight && Calibration::from_features(&features, &moved, &self.palette, &self.source).is_ok();
-            let model_start = match (self.square_model.as_ref(), learnt.as_ref()) {
+            let colours_start = || straight && Calibration::from_features(&features, &moved, &self.palette, &self.source).is_ok();
+            let model_start = || match (self.square_model.as_ref(), learnt.as_ref()) {
                 (Some(model), Some(learnt)) => learnt.start_side_seen(model, &features).is_some(),
                 _ => false,
             };
-            if !colours_start && !model_start {
+            if !colours_start() && !model_start() {
                 continue;
             }
             tracing::info!("{}: the board's window moved by ({du}, {dv}) squares, where the start position's men stand", self.source);

@@ -13,6 +13,8 @@ use image::GrayImage;
 use imageproc::region_labelling::{connected_components, Connectivity};
 use serde::{Deserialize, Serialize};
 
+use super::grid_map::TableView;
+
 /// What makes a region a hand with a fingertip.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FingertipSettings {
@@ -133,8 +135,10 @@ pub struct Reach {
 }
 
 /// Every region of `mask` (non-zero = foreground) that touches the image border or has pixels
-/// where `outside_picture(x, y)`, largest first, with its fingertip.
-pub fn reaches(mask: &GrayImage, settings: &FingertipSettings, outside_picture: &dyn Fn(u32, u32) -> bool) -> Vec<Reach> {
+/// where `outside_picture(x, y)`, largest first, with its fingertip. The tip is judged at the
+/// size a finger has where it is seen, by `view`'s scale (`TableView::identity()`: at one
+/// size everywhere).
+pub fn reaches(mask: &GrayImage, settings: &FingertipSettings, outside_picture: &dyn Fn(u32, u32) -> bool, view: &TableView) -> Vec<Reach> {
     let (w, h) = mask.dimensions();
     if w < 3 || h < 3 {
         return Vec::new();
@@ -182,7 +186,8 @@ pub fn reaches(mask: &GrayImage, settings: &FingertipSettings, outside_picture: 
     }
     let diagonal = ((w as f64).powi(2) + (h as f64).powi(2)).sqrt();
     let min_area = (settings.min_area * (w * h) as f64).max(4.0) as usize;
-    let r = (settings.tip_radius * diagonal).max(2.0);
+    // The tip's radius at the picture's centre.
+    let r_centre = (settings.tip_radius * diagonal).max(2.0);
     let mut out = Vec::new();
     // Regions joined to another as its cut-off finger, not reported on their own.
     let mut joined = Vec::new();
@@ -203,6 +208,10 @@ pub fn reaches(mask: &GrayImage, settings: &FingertipSettings, outside_picture: 
                 }
             }
         }
+        // The tip's radius where the tip is: a finger at the far side of a tilted view looks
+        // thinner, and its knuckles closer behind its tip, than one near the camera (rendered
+        // tap scenes 990006, 1010002: taken for flat hands at the far edge).
+        let r = r_centre / view.scale_at(far.1);
         // A finger the colour of the cell under it is cut off from its hand in the mask: the
         // rest of the finger is a small region just beyond the tip, farther from the entry,
         // not touching the image border (it may lie partly outside the picture, a finger
@@ -349,7 +358,7 @@ mod tests {
 
     #[test]
     fn a_pointing_finger_is_found_at_its_tip() {
-        let found = reaches(&pointing_arm(), &FingertipSettings::default(), &|_, _| false);
+        let found = reaches(&pointing_arm(), &FingertipSettings::default(), &|_, _| false, &TableView::identity());
         assert_eq!(found.len(), 1);
         let r = found[0];
         assert!(r.pointing, "{r:?}");
@@ -363,14 +372,14 @@ mod tests {
         // finger over a cell of its own colour is lost there.
         let mut m = pointing_arm();
         draw_filled_rect_mut(&mut m, Rect::at(150, 96).of_size(20, 4), image::Luma([0]));
-        let r = reaches(&m, &FingertipSettings::default(), &|_, _| false);
+        let r = reaches(&m, &FingertipSettings::default(), &|_, _| false, &TableView::identity());
         assert_eq!(r.len(), 1, "{r:?}");
         assert!(r[0].pointing && (r[0].fingertip[1] - 70.0).abs() < 6.0, "the fingertip at the cut-off finger's end: {:?}", r[0]);
-        let whole = reaches(&pointing_arm(), &FingertipSettings::default(), &|_, _| false)[0];
+        let whole = reaches(&pointing_arm(), &FingertipSettings::default(), &|_, _| false, &TableView::identity())[0];
         assert_eq!(r[0].area + 4 * 7, whole.area, "the piece counts in the hand's area");
         // The same finger pointing into a corner cell from beyond the picture's edge: the piece
         // lies partly outside the picture and is still the hand's, not a region of its own.
-        let r = reaches(&m, &FingertipSettings::default(), &|_, y| y < 80);
+        let r = reaches(&m, &FingertipSettings::default(), &|_, y| y < 80, &TableView::identity());
         assert_eq!(r.len(), 1, "{r:?}");
         assert!((r[0].fingertip[1] - 70.0).abs() < 6.0, "{:?}", r[0]);
         // The page changing beyond the knuckles of a fist: too large a region to be a finger.
@@ -378,20 +387,20 @@ mod tests {
         draw_filled_rect_mut(&mut fist, Rect::at(135, 150).of_size(50, 90), image::Luma([255]));
         draw_filled_circle_mut(&mut fist, (160, 115), 30, image::Luma([255]));
         draw_filled_rect_mut(&mut fist, Rect::at(100, 140).of_size(120, 6), image::Luma([0]));
-        let r = reaches(&fist, &FingertipSettings::default(), &|_, _| false);
+        let r = reaches(&fist, &FingertipSettings::default(), &|_, _| false, &TableView::identity());
         assert!(r[0].fingertip[1] > 140.0, "the fist's own tip: {:?}", r[0]);
     }
 
     #[test]
     fn a_flat_hands_fingers_side_by_side_are_flat_close_up_and_a_pointing_finger_is_not() {
         let settings = FingertipSettings::default();
-        let finger = reaches(&pointing_arm(), &settings, &|_, _| false)[0];
+        let finger = reaches(&pointing_arm(), &settings, &|_, _| false, &TableView::identity())[0];
         assert!(finger.pointing && !finger.flat, "{finger:?}");
         // A flat hand from the left edge, 12 pixels wide, its fingertips' line rounded.
         let mut m = GrayImage::new(W, H);
         draw_filled_rect_mut(&mut m, Rect::at(0, 121).of_size(40, 12), image::Luma([255]));
         draw_filled_circle_mut(&mut m, (40, 127), 6, image::Luma([255]));
-        let flat = reaches(&m, &settings, &|_, _| false)[0];
+        let flat = reaches(&m, &settings, &|_, _| false, &TableView::identity())[0];
         assert!(flat.tip_fill <= settings.max_tip_fill, "as thin as a finger at the tip radius: {flat:?}");
         assert!(flat.near_fill > settings.flat_near_fill && flat.flat, "{flat:?}");
     }
@@ -403,7 +412,7 @@ mod tests {
         draw_filled_circle_mut(&mut m, (160, 100), 20, image::Luma([255]));
         // A shoulder leaning in from the left edge.
         draw_filled_circle_mut(&mut m, (0, 200), 60, image::Luma([255]));
-        let found = reaches(&m, &FingertipSettings::default(), &|_, _| false);
+        let found = reaches(&m, &FingertipSettings::default(), &|_, _| false, &TableView::identity());
         assert_eq!(found.len(), 1, "only the region at the border: {found:?}");
         assert!(!found[0].pointing, "blunt: {:?}", found[0]);
     }
@@ -415,7 +424,7 @@ mod tests {
         draw_filled_circle_mut(&mut m, (300, 150), 70, image::Luma([255]));
         let wedge = [imageproc::point::Point::new(60, 170), imageproc::point::Point::new(260, 100), imageproc::point::Point::new(260, 200)];
         imageproc::drawing::draw_polygon_mut(&mut m, &wedge, image::Luma([255]));
-        let found = reaches(&m, &FingertipSettings::default(), &|_, _| false);
+        let found = reaches(&m, &FingertipSettings::default(), &|_, _| false, &TableView::identity());
         assert_eq!(found.len(), 1);
         assert!(found[0].tip_fill <= FingertipSettings::default().max_tip_fill, "a thin tip: {:?}", found[0]);
         assert!(!found[0].pointing, "too large a region for a hand: {:?}", found[0]);
@@ -435,7 +444,7 @@ mod tests {
             imageproc::point::Point::new(110, 40),
         ];
         imageproc::drawing::draw_polygon_mut(&mut m, &lobe, image::Luma([255]));
-        let found = reaches(&m, &FingertipSettings::default(), &|_, _| false);
+        let found = reaches(&m, &FingertipSettings::default(), &|_, _| false, &TableView::identity());
         let r = found[0];
         let settings = FingertipSettings::default();
         assert!(r.tip_fill <= settings.max_tip_fill && r.bulk > settings.bulky && r.bulk <= settings.max_bulk, "pointed, and bulky: {r:?}");
@@ -444,7 +453,7 @@ mod tests {
         let mut m = GrayImage::new(W, H);
         draw_filled_rect_mut(&mut m, Rect::at(127, 195).of_size(70, 45), image::Luma([255]));
         draw_filled_rect_mut(&mut m, Rect::at(159, 150).of_size(7, 46), image::Luma([255]));
-        let r = reaches(&m, &FingertipSettings::default(), &|_, _| false)[0];
+        let r = reaches(&m, &FingertipSettings::default(), &|_, _| false, &TableView::identity())[0];
         assert!(r.bulk > settings.bulky && r.pointing, "{r:?}");
     }
 
@@ -463,7 +472,7 @@ mod tests {
         for dy in -2..=1 {
             draw_line_segment_mut(&mut m, (60.0, 112.0 + dy as f32), (35.0, 112.0 + dy as f32), image::Luma([255]));
         }
-        let found = reaches(&m, &FingertipSettings::default(), &|_, _| false);
+        let found = reaches(&m, &FingertipSettings::default(), &|_, _| false, &TableView::identity());
         assert_eq!(found.len(), 1);
         let share = found[0].area as f64 / (W * H) as f64;
         assert!(share > FingertipSettings::default().max_area, "as large as meant: {share}");
@@ -478,7 +487,7 @@ mod tests {
         for dx in -2..=1 {
             draw_line_segment_mut(&mut m, (160.0 + dx as f32, 58.0), (160.0 + dx as f32, 75.0), image::Luma([255]));
         }
-        let found = reaches(&m, &FingertipSettings::default(), &|_, _| false);
+        let found = reaches(&m, &FingertipSettings::default(), &|_, _| false, &TableView::identity());
         assert_eq!(found.len(), 1);
         assert!(found[0].tip_fill <= FingertipSettings::default().max_tip_fill, "a thin tip: {:?}", found[0]);
         assert!(found[0].bulk > FingertipSettings::default().max_bulk && !found[0].pointing, "{:?}", found[0]);
@@ -486,7 +495,7 @@ mod tests {
 
     #[test]
     fn an_empty_mask_has_no_reach() {
-        assert!(reaches(&GrayImage::new(W, H), &FingertipSettings::default(), &|_, _| false).is_empty());
+        assert!(reaches(&GrayImage::new(W, H), &FingertipSettings::default(), &|_, _| false, &TableView::identity()).is_empty());
     }
 
     #[test]
@@ -497,10 +506,10 @@ mod tests {
         for dy in -3..=3 {
             draw_line_segment_mut(&mut m, (120.0, 125.0 + dy as f32), (190.0, 125.0 + dy as f32), image::Luma([255]));
         }
-        let found = reaches(&m, &FingertipSettings::default(), &|x, _| x < 100);
+        let found = reaches(&m, &FingertipSettings::default(), &|x, _| x < 100, &TableView::identity());
         assert_eq!(found.len(), 1);
         assert!(found[0].pointing && (found[0].fingertip[0] - 190.0).abs() < 6.0, "{:?}", found[0]);
-        assert!(reaches(&m, &FingertipSettings::default(), &|_, _| false).is_empty(), "an island inside the picture is not a hand");
+        assert!(reaches(&m, &FingertipSettings::default(), &|_, _| false, &TableView::identity()).is_empty(), "an island inside the picture is not a hand");
     }
 
     #[test]
@@ -514,7 +523,7 @@ mod tests {
             draw_line_segment_mut(&mut m, (190.0, 122.0 + dy as f32), (215.0, 122.0 + dy as f32), image::Luma([255]));
         }
         draw_line_segment_mut(&mut m, (259.0, 118.0), (W as f32 - 3.0, 112.0), image::Luma([255]));
-        let found = reaches(&m, &FingertipSettings::default(), &|x, _| x >= 250);
+        let found = reaches(&m, &FingertipSettings::default(), &|x, _| x >= 250, &TableView::identity());
         assert_eq!(found.len(), 1);
         let r = found[0];
         assert!(r.entry[0] > W as f64 - 6.0, "enters near the right border: {r:?}");
@@ -530,7 +539,7 @@ mod tests {
         for dx in -2..=2 {
             draw_line_segment_mut(&mut m, (160.0 + dx as f32, 60.0), (160.0 + dx as f32, 80.0), image::Luma([255]));
         }
-        let found = reaches(&m, &FingertipSettings::default(), &|_, y| y < 60);
+        let found = reaches(&m, &FingertipSettings::default(), &|_, y| y < 60, &TableView::identity());
         assert_eq!(found.len(), 1);
         assert!(found[0].pointing && (found[0].fingertip[1] - 80.0).abs() < 5.0, "{:?}", found[0]);
         // A hand as long at the image border is too short a reach from it.
@@ -539,7 +548,27 @@ mod tests {
         for dx in -2..=2 {
             draw_line_segment_mut(&mut at_border, (160.0 + dx as f32, 8.0), (160.0 + dx as f32, 28.0), image::Luma([255]));
         }
-        let found = reaches(&at_border, &FingertipSettings::default(), &|_, _| false);
+        let found = reaches(&at_border, &FingertipSettings::default(), &|_, _| false, &TableView::identity());
         assert!(!found[0].pointing, "{:?}", found[0]);
+    }
+
+    #[test]
+    fn a_finger_at_the_far_side_of_a_tilted_view_is_judged_at_its_own_size() {
+        // A grid seen from a tilted camera, its far side at the top narrower than its near side.
+        let outline = [[100.0, 40.0], [220.0, 40.0], [300.0, 230.0], [20.0, 230.0]];
+        let map = crate::touch::grid_map::GridMap { cols: 8, rows: 6, camera_to_rect: crate::touch::grid_map::quad_to_unit_square(outline).unwrap(), image_size: [W, H] };
+        let view = TableView::of_grid(&map).unwrap();
+        assert!(view.scale_at([170.0, 50.0]) > 1.3, "far: {}", view.scale_at([170.0, 50.0]));
+        // An arm from the left border along the far side, its hand with a finger 4 pixels wide
+        // and 8 long, foreshortened so that the knuckles come close behind the tip.
+        let mut m = GrayImage::new(W, H);
+        draw_filled_rect_mut(&mut m, Rect::at(0, 45).of_size(100, 10), image::Luma([255]));
+        draw_filled_rect_mut(&mut m, Rect::at(100, 35).of_size(62, 30), image::Luma([255]));
+        draw_filled_rect_mut(&mut m, Rect::at(162, 48).of_size(9, 4), image::Luma([255]));
+        let settings = FingertipSettings::default();
+        let as_seen = reaches(&m, &settings, &|_, _| false, &TableView::identity())[0];
+        assert!(as_seen.tip_fill > settings.max_tip_fill && !as_seen.pointing, "blunt at the picture centre's size: {as_seen:?}");
+        let far = reaches(&m, &settings, &|_, _| false, &view)[0];
+        assert!(far.pointing && (far.fingertip[0] - 169.0).abs() < 3.0, "a finger at its own size: {far:?}");
     }
 }

@@ -30,6 +30,22 @@ pub fn invert(h: &Homography) -> Option<Homography> {
     Some(inv)
 }
 
+/// The homography from a quadrilateral in the image (top left, top right, bottom right, bottom
+/// left) to the unit square, by the four-point solve (the square to the quadrilateral, after
+/// Heckbert, then inverted); `None` when three corners lie on a line.
+pub fn quad_to_unit_square(q: [[f64; 2]; 4]) -> Option<Homography> {
+    let [[x0, y0], [x1, y1], [x2, y2], [x3, y3]] = q;
+    let (sx, sy) = (x0 - x1 + x2 - x3, y0 - y1 + y2 - y3);
+    let (dx1, dx2, dy1, dy2) = (x1 - x2, x3 - x2, y1 - y2, y3 - y2);
+    let den = dx1 * dy2 - dx2 * dy1;
+    if den.abs() < 1e-12 {
+        return None;
+    }
+    let g = (sx * dy2 - dx2 * sy) / den;
+    let h = (dx1 * sy - sx * dy1) / den;
+    invert(&[[x1 - x0 + g * x1, x3 - x0 + h * x3, x0], [y1 - y0 + g * y1, y3 - y0 + h * y3, y0], [g, h, 1.0]])
+}
+
 /// Where a game's grid is in the camera image.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GridMap {
@@ -74,6 +90,68 @@ impl GridMap {
     }
 }
 
+/// How large things are where the camera sees them: the table nearer a tilted camera looks
+/// larger than at its far side, so a finger at the far side looks thinner and blunter for its
+/// size, and an arm from the near side larger. `scale_at` gives, at an image point, the size of
+/// an image pixel as if seen at the picture's centre, by distance alone: a finger is round, so
+/// it is not foreshortened across its width the way the table is, and the scale is the one the
+/// table has across the line of sight. With the camera square above the table it is 1
+/// everywhere.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TableView {
+    /// Image pixel to cells (column, row).
+    to_cells: Homography,
+    /// The cells per image pixel across the line of sight at the picture's centre.
+    centre_scale: f64,
+}
+
+/// The largest scale either way: points near the horizon of an extreme view are not measured as
+/// if a mile off.
+const MAX_SCALE: f64 = 2.5;
+
+impl TableView {
+    /// The image as it is (no map known).
+    pub fn identity() -> TableView {
+        TableView { to_cells: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], centre_scale: 1.0 }
+    }
+
+    /// The view of the grid `map` maps, in the map's camera pixels.
+    pub fn of_grid(map: &GridMap) -> Option<TableView> {
+        let [c, r] = [map.cols as f64, map.rows as f64];
+        let h = map.camera_to_rect;
+        let to_cells = [[h[0][0] * c, h[0][1] * c, h[0][2] * c], [h[1][0] * r, h[1][1] * r, h[1][2] * r], h[2]];
+        let centre_scale = across_scale(&to_cells, map.to_camera([c / 2.0, r / 2.0])?)?;
+        (centre_scale > 0.0 && centre_scale.is_finite()).then_some(TableView { to_cells, centre_scale })
+    }
+
+    /// The same view of an image scaled by `s` (a frame worked on at a smaller size).
+    pub fn scaled(&self, s: f64) -> TableView {
+        let h = self.to_cells;
+        let to_cells = [[h[0][0] / s, h[0][1] / s, h[0][2]], [h[1][0] / s, h[1][1] / s, h[1][2]], [h[2][0] / s, h[2][1] / s, h[2][2]]];
+        TableView { to_cells, centre_scale: self.centre_scale / s }
+    }
+
+    /// The size of an image pixel at `p`, in pixels of the picture's centre (1 there).
+    pub fn scale_at(&self, p: [f64; 2]) -> f64 {
+        across_scale(&self.to_cells, p).map_or(1.0, |s| (s / self.centre_scale).clamp(1.0 / MAX_SCALE, MAX_SCALE))
+    }
+}
+
+/// The smaller singular value of a homography's Jacobian at `p`: how much it stretches the
+/// image across the line of sight (the other way it also undoes foreshortening).
+fn across_scale(h: &Homography, [x, y]: [f64; 2]) -> Option<f64> {
+    let w = h[2][0] * x + h[2][1] * y + h[2][2];
+    if w.abs() < 1e-12 {
+        return None;
+    }
+    let [u, v] = apply(h, [x, y])?;
+    let (a, b) = ((h[0][0] - u * h[2][0]) / w, (h[0][1] - u * h[2][1]) / w);
+    let (c, d) = ((h[1][0] - v * h[2][0]) / w, (h[1][1] - v * h[2][1]) / w);
+    let sum = a * a + b * b + c * c + d * d;
+    let det = a * d - b * c;
+    Some(((sum - (sum * sum - 4.0 * det * det).max(0.0).sqrt()) / 2.0).max(0.0).sqrt())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,4 +182,30 @@ mod tests {
         assert!((q[0] - 120.0).abs() < 1e-6 && (q[1] - 80.0).abs() < 1e-6, "{q:?}");
         assert!(invert(&[[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 0.0, 1.0]]).is_none());
     }
+
+    #[test]
+    fn a_straight_view_has_one_scale_and_a_tilted_one_sizes_near_and_far_alike() {
+        let view = TableView::of_grid(&straight()).unwrap();
+        for p in [[40.0, 30.0], [215.0, 155.0], [600.0, 10.0]] {
+            assert!((view.scale_at(p) - 1.0).abs() < 1e-9, "{p:?}: {}", view.scale_at(p));
+        }
+        // The same grid seen tilted: its far (top) side narrower than its near side.
+        let outline = [[140.0, 60.0], [340.0, 60.0], [440.0, 330.0], [40.0, 330.0]];
+        let tilted = GridMap { cols: 8, rows: 6, camera_to_rect: quad_to_unit_square(outline).unwrap(), image_size: [640, 480] };
+        let view = TableView::of_grid(&tilted).unwrap();
+        let at = |c: [f64; 2]| tilted.to_camera(c).unwrap();
+        let (far, near) = (at([4.0, 0.5]), at([4.0, 5.5]));
+        assert!(view.scale_at(far) > 1.3 && view.scale_at(near) < 0.85, "far {} near {}", view.scale_at(far), view.scale_at(near));
+        // A cell's width across the line of sight, in pixels of the centre, is the same far
+        // and near.
+        let width = |row: f64| {
+            let (a, b) = (at([3.5, row]), at([4.5, row]));
+            ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt() * view.scale_at(at([4.0, row]))
+        };
+        assert!((width(0.5) / width(5.5) - 1.0).abs() < 0.02, "{} {}", width(0.5), width(5.5));
+        // At half the size, the same view.
+        let half = view.scaled(0.5);
+        assert!((view.scale_at([300.0, 200.0]) - half.scale_at([150.0, 100.0])).abs() < 1e-9);
+    }
+
 }

@@ -14,7 +14,7 @@ use thiserror::Error;
 use super::{fit_h, VisionError};
 use crate::touch::dwell::{DwellSettings, DwellTracker, Pointer, Tap, STILL_RADIUS};
 use crate::touch::fingertip::{reaches, FingertipSettings, Reach};
-use crate::touch::grid_map::{apply, invert, GridMap, Homography};
+use crate::touch::grid_map::{apply, invert, GridMap, Homography, TableView};
 use crate::touch::pattern::CalibrationPattern;
 
 /// Why the projected pattern gave no map.
@@ -315,8 +315,9 @@ impl Foreground {
     /// projected picture changed), slowly where nothing is in front, not at all under a hand.
     ///
     /// `picture`: the projected rectangle's corners in frame pixels, when known (a region
-    /// partly outside it is an arm reaching in, even when the rest of the arm is not seen).
-    pub fn update(&mut self, frame: &Mat, picture: Option<[[f64; 2]; 4]>) -> Result<(GrayImage, Vec<Reach>), VisionError> {
+    /// partly outside it is an arm reaching in, even when the rest of the arm is not seen);
+    /// `view`: the table's plane as the frame sees it, when known (hands are measured there).
+    pub fn update(&mut self, frame: &Mat, picture: Option<[[f64; 2]; 4]>, view: Option<&TableView>) -> Result<(GrayImage, Vec<Reach>), VisionError> {
         let float = self.work(frame)?;
         if self.background.as_ref().is_none_or(|b| b.size().ok() != Some(float.size().unwrap_or_default())) {
             self.clean = Some(float.clone());
@@ -358,7 +359,8 @@ impl Foreground {
         let (w, h) = gray.dimensions();
         let background = self.background.as_mut().expect("set above");
         let outside_picture = |x: u32, y: u32| quad.is_some_and(|q| !inside_quad(&q, [x as f64, y as f64]));
-        let found = reaches(&gray, &FingertipSettings::default(), &outside_picture);
+        let view = view.map_or(TableView::identity(), |v| v.scaled(scale));
+        let found = reaches(&gray, &FingertipSettings::default(), &outside_picture, &view);
 
         // Learning: regions reaching in (arms, people) are learnt very slowly; other foreground
         // (the picture changing in places) is taken in fast; the rest follows slowly.
@@ -462,6 +464,8 @@ pub struct TouchFrame {
 pub struct TableWatcher {
     map: GridMap,
     outline: Option<[[f64; 2]; 4]>,
+    /// The table's plane as the camera sees it (hands are measured there).
+    view: Option<TableView>,
     foreground: Foreground,
     dwell: DwellTracker,
     last_tip: Option<[f64; 2]>,
@@ -478,6 +482,7 @@ impl TableWatcher {
         let dwell = DwellTracker::new(dwell, map.cols, map.rows);
         TableWatcher {
             outline: map.outline(),
+            view: TableView::of_grid(&map),
             map,
             foreground: Foreground::new(foreground),
             dwell,
@@ -501,6 +506,7 @@ impl TableWatcher {
     pub fn set_grid(&mut self, cols: usize, rows: usize) {
         if (cols, rows) != (self.map.cols, self.map.rows) {
             self.map = self.map.with_grid(cols, rows);
+            self.view = TableView::of_grid(&self.map);
             let settings = *self.dwell.settings();
             self.dwell = DwellTracker::new(settings, cols, rows);
         }
@@ -508,7 +514,7 @@ impl TableWatcher {
 
     /// One camera frame at `time` seconds.
     pub fn frame(&mut self, time: f64, frame: &Mat) -> Result<TouchFrame, VisionError> {
-        let (mask, found) = self.foreground.update(frame, self.outline)?;
+        let (mask, found) = self.foreground.update(frame, self.outline, self.view.as_ref())?;
         let scale = self.foreground.scale_to_frame(frame.cols());
         // Every region's fingertip in frame pixels and in cells, once.
         let (cols, rows) = (self.map.cols as f64, self.map.rows as f64);
@@ -716,9 +722,9 @@ mod tests {
         let quad = Some(PICTURE);
         let mut foreground = Foreground::new(ForegroundSettings::default());
         for _ in 0..5 {
-            foreground.update(&arm_frame(table, picture, None, finger_px), quad).unwrap();
+            foreground.update(&arm_frame(table, picture, None, finger_px), quad, None).unwrap();
         }
-        let (_, found) = foreground.update(&arm_frame(table, picture, Some(arm), finger_px), quad).unwrap();
+        let (_, found) = foreground.update(&arm_frame(table, picture, Some(arm), finger_px), quad, None).unwrap();
         found.iter().find(|r| r.pointing).map(|r| r.fingertip)
     }
 
@@ -742,21 +748,21 @@ mod tests {
         let picture = Some(PICTURE);
         let mut foreground = Foreground::new(ForegroundSettings::default());
         for _ in 0..5 {
-            foreground.update(&table_frame(false, false), picture).unwrap();
+            foreground.update(&table_frame(false, false), picture, None).unwrap();
         }
         // The arm dwells for 1.7 s at 12 frames a second: an arm reaching in all along.
         for k in 0..20 {
-            let (_, found) = foreground.update(&table_frame(true, false), picture).unwrap();
+            let (_, found) = foreground.update(&table_frame(true, false), picture, None).unwrap();
             assert_eq!(found.len(), 1, "frame {k} of the dwell: {found:?}");
         }
         // It leaves; two frames on, the square above where its fingertip was changes.
         for _ in 0..2 {
-            let (mask, found) = foreground.update(&table_frame(false, false), picture).unwrap();
+            let (mask, found) = foreground.update(&table_frame(false, false), picture, None).unwrap();
             assert!(found.is_empty(), "the arm has left: {found:?}");
             assert_eq!(mask.pixels().filter(|p| p[0] != 0).count(), 0);
         }
         for k in 0..6 {
-            let (mask, found) = foreground.update(&table_frame(false, true), picture).unwrap();
+            let (mask, found) = foreground.update(&table_frame(false, true), picture, None).unwrap();
             if k == 0 {
                 assert!(mask.get_pixel(160, 90)[0] != 0, "the page's change is seen");
             }

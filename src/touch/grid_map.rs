@@ -32,8 +32,10 @@ pub fn invert(h: &Homography) -> Option<Homography> {
 
 /// The homography from a quadrilateral in the image (top left, top right, bottom right, bottom
 /// left) to the unit square, by the four-point solve (the square to the quadrilateral, after
-/// Heckbert, then inverted); `None` when three corners lie on a line.
-pub fn quad_to_unit_square(q: [[f64; 2]; 4]) -> Option<Homography> {
+/// Heckbert, then inverted); `None` when three corners lie on a line. (Tests draw maps with it;
+/// the watcher's maps come from the projected pattern.)
+#[cfg(test)]
+pub(crate) fn quad_to_unit_square(q: [[f64; 2]; 4]) -> Option<Homography> {
     let [[x0, y0], [x1, y1], [x2, y2], [x3, y3]] = q;
     let (sx, sy) = (x0 - x1 + x2 - x3, y0 - y1 + y2 - y3);
     let (dx1, dx2, dy1, dy2) = (x1 - x2, x3 - x2, y1 - y2, y3 - y2);
@@ -138,7 +140,8 @@ impl TableView {
 }
 
 /// The smaller singular value of a homography's Jacobian at `p`: how much it stretches the
-/// image across the line of sight (the other way it also undoes foreshortening).
+/// image across the line of sight (of a plane seen in perspective, the other way is
+/// foreshortened and stretched more).
 fn across_scale(h: &Homography, [x, y]: [f64; 2]) -> Option<f64> {
     let w = h[2][0] * x + h[2][1] * y + h[2][2];
     if w.abs() < 1e-12 {
@@ -183,25 +186,44 @@ mod tests {
         assert!(invert(&[[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 0.0, 1.0]]).is_none());
     }
 
+    /// The map of an 8x6 grid of square cells seen by a pinhole camera (focal length 500
+    /// pixels, 640x480) tilted `tilt` degrees about the grid's rows, its far side at the top.
+    fn tilted(tilt: f64) -> GridMap {
+        let (f, d, t) = (500.0, 14.0, tilt.to_radians());
+        // Cells (X, Y) to the image: camera coordinates (X - 4, (Y - 3) cos t, d - (Y - 3) sin t).
+        let cells_to_image = [
+            [f, -320.0 * t.sin(), -4.0 * f + 320.0 * (d + 3.0 * t.sin())],
+            [0.0, f * t.cos() - 240.0 * t.sin(), -3.0 * f * t.cos() + 240.0 * (d + 3.0 * t.sin())],
+            [0.0, -t.sin(), d + 3.0 * t.sin()],
+        ];
+        let h = invert(&cells_to_image).unwrap();
+        let camera_to_rect = [h[0].map(|v| v / 8.0), h[1].map(|v| v / 6.0), h[2]];
+        GridMap { cols: 8, rows: 6, camera_to_rect, image_size: [640, 480] }
+    }
+
     #[test]
     fn a_straight_view_has_one_scale_and_a_tilted_one_sizes_near_and_far_alike() {
         let view = TableView::of_grid(&straight()).unwrap();
         for p in [[40.0, 30.0], [215.0, 155.0], [600.0, 10.0]] {
             assert!((view.scale_at(p) - 1.0).abs() < 1e-9, "{p:?}: {}", view.scale_at(p));
         }
-        // The same grid seen tilted: its far (top) side narrower than its near side.
-        let outline = [[140.0, 60.0], [340.0, 60.0], [440.0, 330.0], [40.0, 330.0]];
-        let tilted = GridMap { cols: 8, rows: 6, camera_to_rect: quad_to_unit_square(outline).unwrap(), image_size: [640, 480] };
+        let straight_down = tilted(0.0);
+        let view = TableView::of_grid(&straight_down).unwrap();
+        assert!((view.scale_at(straight_down.to_camera([0.5, 0.5]).unwrap()) - 1.0).abs() < 1e-9);
+        let tilted = tilted(35.0);
         let view = TableView::of_grid(&tilted).unwrap();
         let at = |c: [f64; 2]| tilted.to_camera(c).unwrap();
         let (far, near) = (at([4.0, 0.5]), at([4.0, 5.5]));
-        assert!(view.scale_at(far) > 1.3 && view.scale_at(near) < 0.85, "far {} near {}", view.scale_at(far), view.scale_at(near));
+        assert!(far[1] < near[1], "the far side at the top: {far:?} {near:?}");
+        assert!(view.scale_at(far) > 1.1 && view.scale_at(near) < 0.9, "far {} near {}", view.scale_at(far), view.scale_at(near));
         // A cell's width across the line of sight, in pixels of the centre, is the same far
-        // and near.
-        let width = |row: f64| {
+        // and near, though it looks wider near.
+        let pixels = |row: f64| {
             let (a, b) = (at([3.5, row]), at([4.5, row]));
-            ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt() * view.scale_at(at([4.0, row]))
+            ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt()
         };
+        assert!(pixels(5.5) > 1.2 * pixels(0.5), "{} {}", pixels(5.5), pixels(0.5));
+        let width = |row: f64| pixels(row) * view.scale_at(at([4.0, row]));
         assert!((width(0.5) / width(5.5) - 1.0).abs() < 0.02, "{} {}", width(0.5), width(5.5));
         // At half the size, the same view.
         let half = view.scaled(0.5);

@@ -94,7 +94,7 @@ impl GridMap {
 
 /// How large things are where the camera sees them: the table nearer a tilted camera looks
 /// larger than at its far side, so a finger at the far side looks thinner and blunter for its
-/// size, and an arm from the near side larger. `scale_at` gives, at an image point, the size of
+/// size. `scale_at` gives, at an image point, the size of
 /// an image pixel as if seen at the picture's centre, by distance alone: a finger is round, so
 /// it is not foreshortened across its width the way the table is, and the scale is the one the
 /// table has across the line of sight. With the camera square above the table it is 1
@@ -229,5 +229,4 @@ mod tests {
         let half = view.scaled(0.5);
         assert!((view.scale_at([300.0, 200.0]) - half.scale_at([150.0, 100.0])).abs() < 1e-9);
     }
-
 }

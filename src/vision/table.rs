@@ -316,7 +316,8 @@ impl Foreground {
     ///
     /// `picture`: the projected rectangle's corners in frame pixels, when known (a region
     /// partly outside it is an arm reaching in, even when the rest of the arm is not seen);
-    /// `view`: the table's plane as the frame sees it, when known (hands are measured there).
+    /// `view`: how large things are where the frame sees them, when known (fingertips are
+    /// judged at the size a finger has there).
     pub fn update(&mut self, frame: &Mat, picture: Option<[[f64; 2]; 4]>, view: Option<&TableView>) -> Result<(GrayImage, Vec<Reach>), VisionError> {
         let float = self.work(frame)?;
         if self.background.as_ref().is_none_or(|b| b.size().ok() != Some(float.size().unwrap_or_default())) {
@@ -464,7 +465,7 @@ pub struct TouchFrame {
 pub struct TableWatcher {
     map: GridMap,
     outline: Option<[[f64; 2]; 4]>,
-    /// The table's plane as the camera sees it (hands are measured there).
+    /// How large things are where the camera sees them (fingertips are judged at that size).
     view: Option<TableView>,
     foreground: Foreground,
     dwell: DwellTracker,

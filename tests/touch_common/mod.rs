@@ -72,14 +72,21 @@ pub fn game_pictures(scene: &TableScene, seed: u64) -> Vec<RgbImage> {
         .collect()
 }
 
-/// Renders the session and reads it with the camera pipeline.
+/// Renders the session and reads it with the camera pipeline; a scene whose calibration pattern
+/// is not found stops the test (the tuning scenes all calibrate).
 pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImage], fps: f64, seed: u64) -> SessionResult {
+    try_run_session(scene, script, pictures, fps, seed).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Renders the session and reads it with the camera pipeline; `Err` names the scene when its
+/// calibration pattern is not found (a user would see that error and could not play).
+pub fn try_run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImage], fps: f64, seed: u64) -> Result<SessionResult, String> {
     let pattern = CalibrationPattern::for_grid(scene.cols, scene.rows);
     let width = 960u32;
     let height = (width as f64 * scene.rows as f64 / scene.cols as f64).round() as u32;
     let (pattern_frame, _) = render_table_frame(scene, &calibration_picture(&pattern, width, height), &[], &[], seed).expect("pattern frame");
     let mat = rgb_image_to_mat(&pattern_frame).expect("frame to Mat");
-    let fit = find_pattern(&mat, &pattern, scene.cols, scene.rows).unwrap_or_else(|e| panic!("calibration on scene {seed}: {e}"));
+    let fit = find_pattern(&mat, &pattern, scene.cols, scene.rows).map_err(|e| format!("calibration on scene {seed}: {e}"))?;
     let mut watcher = TableWatcher::new(fit.map, ForegroundSettings::default(), DwellSettings::default());
     let truth = table_session_truth(scene, script, fps).expect("truth");
     let planned = plan_table_session(scene, script, fps).expect("plan");
@@ -228,7 +235,7 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
         result.missed_notes.push(format!("cell {:?} at {:.1} s: regions {:?}", tap.cell, tap.dwell_start_s, reach_notes(middle)));
         dump(middle, "missed");
     }
-    result
+    Ok(result)
 }
 
 /// A region reaching in, in a few words: its size (share of the mask), reach, tip fill and

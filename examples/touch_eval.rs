@@ -6,7 +6,11 @@
 //! cargo run --example touch_eval -- distractors --first 30 --scenes 4
 //! cargo run --example touch_eval -- taps --first 40 --scenes 4
 //! cargo run --example touch_eval -- rests --first 62 --scenes 20
+//! cargo run --example touch_eval -- pattern --first 1 --scenes 99
 //! ```
+//!
+//! `pattern` looks for the calibration pattern alone: the scene's camera, projector and room,
+//! and what the search made of it (with `TOUCH_DEBUG_DIR`, the camera's frame of the pattern).
 //!
 //! `rests` renders arms resting at the edge alone, eight of two seconds each a scene (the
 //! tuning scenes 62-81 were read this way for the flat-hand rule).
@@ -23,7 +27,9 @@
 mod touch_common;
 
 use boardwatch::synth::table::{random_distractor_script, random_table_scene, random_tap_script, Side, TableAction, TableScript};
-use touch_common::{game_pictures, run_session, tap_session_line};
+use boardwatch::vision::source::rgb_image_to_mat;
+use boardwatch::vision::table::find_pattern;
+use touch_common::{game_pictures, pattern_frame, run_session, tap_session_line};
 
 const FPS: f64 = 12.0;
 
@@ -83,8 +89,9 @@ fn main() {
         Some("distractors") => distractors(first, scenes),
         Some("taps") => taps(first, scenes),
         Some("rests") => rests(first, scenes),
+        Some("pattern") => patterns(first, scenes),
         _ => {
-            eprintln!("usage: touch_eval distractors|taps|rests [--first N] [--scenes N]");
+            eprintln!("usage: touch_eval distractors|taps|rests|pattern [--first N] [--scenes N]");
             std::process::exit(2);
         }
     }
@@ -168,6 +175,33 @@ fn taps(first: u64, scenes: u64) {
     nears.sort_by(f64::total_cmp);
     println!("{right} of {intended} taps right; tip fills, area shares and bulks (by bulk) {fills:.3?}");
     println!("mean near fills over the dwells of taps found lying across the grid's edge (sorted) {nears:.3?}");
+}
+
+/// The calibration pattern of each scene, looked for as the page's calibration does.
+fn patterns(first: u64, scenes: u64) {
+    let debug_dir = std::env::var_os("TOUCH_DEBUG_DIR").map(std::path::PathBuf::from);
+    let mut found = 0;
+    for seed in first..first + scenes {
+        let scene = random_table_scene(seed);
+        let (pattern, frame) = pattern_frame(&scene, seed);
+        let (cam, pro) = (&scene.camera, &scene.projector);
+        let outcome = match find_pattern(&rgb_image_to_mat(&frame).expect("frame to Mat"), &pattern, scene.cols, scene.rows) {
+            Ok(_) => {
+                found += 1;
+                "found".to_string()
+            }
+            Err(e) => format!("NOT FOUND: {e}"),
+        };
+        println!(
+            "pattern scene {seed}: tilt {:.0}, fov {:.0}, k1 {:.3}, fill {:.2}; keystone {:.0}, frame scale {:.2}, brightness {:.2}, black {:.2}; room {:.2}, table {:?} {:?}: {outcome}",
+            cam.tilt_deg, cam.fov_deg, cam.k1, cam.fill, pro.keystone_deg, pro.frame_scale, pro.brightness, pro.black_level, scene.room.level, scene.table.finish, scene.table.color
+        );
+        if let Some(dir) = &debug_dir {
+            std::fs::create_dir_all(dir).expect("debug directory");
+            frame.save(dir.join(format!("scene{seed}_pattern.png"))).expect("pattern picture");
+        }
+    }
+    println!("{found} of {scenes} patterns found");
 }
 
 /// With `TOUCH_FRAME_NOTES` (and `TOUCH_DEBUG_DIR`): every frame's foreground and regions.

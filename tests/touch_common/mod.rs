@@ -72,6 +72,16 @@ pub fn game_pictures(scene: &TableScene, seed: u64) -> Vec<RgbImage> {
         .collect()
 }
 
+/// The calibration pattern of the scene's grid and the camera's frame of it as a page in
+/// projector mode shows it.
+pub fn pattern_frame(scene: &TableScene, seed: u64) -> (CalibrationPattern, RgbImage) {
+    let pattern = CalibrationPattern::for_grid(scene.cols, scene.rows);
+    let width = 960u32;
+    let height = (width as f64 * scene.rows as f64 / scene.cols as f64).round() as u32;
+    let (frame, _) = render_table_frame(scene, &calibration_picture(&pattern, width, height), &[], &[], seed).expect("pattern frame");
+    (pattern, frame)
+}
+
 /// Renders the session and reads it with the camera pipeline; a scene whose calibration pattern
 /// is not found stops the test (the tuning scenes all calibrate).
 pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImage], fps: f64, seed: u64) -> SessionResult {
@@ -81,10 +91,7 @@ pub fn run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImag
 /// Renders the session and reads it with the camera pipeline; `Err` names the scene when its
 /// calibration pattern is not found (a user would see that error and could not play).
 pub fn try_run_session(scene: &TableScene, script: &TableScript, pictures: &[RgbImage], fps: f64, seed: u64) -> Result<SessionResult, String> {
-    let pattern = CalibrationPattern::for_grid(scene.cols, scene.rows);
-    let width = 960u32;
-    let height = (width as f64 * scene.rows as f64 / scene.cols as f64).round() as u32;
-    let (pattern_frame, _) = render_table_frame(scene, &calibration_picture(&pattern, width, height), &[], &[], seed).expect("pattern frame");
+    let (pattern, pattern_frame) = pattern_frame(scene, seed);
     let mat = rgb_image_to_mat(&pattern_frame).expect("frame to Mat");
     let fit = find_pattern(&mat, &pattern, scene.cols, scene.rows).map_err(|e| format!("calibration on scene {seed}: {e}"))?;
     let mut watcher = TableWatcher::new(fit.map, ForegroundSettings::default(), DwellSettings::default());
